@@ -1,0 +1,36 @@
+# cardref: the two commands of the README do all the set-up on a fresh machine.
+#   make demo   creates .venv, installs cardref, runs the main job
+#   make test   creates .venv, installs cardref with the test extras, runs ruff and pytest
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+PIP     = $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
+
+.PHONY: demo test install install-test lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.installed-test: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e '.[test]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+demo: install
+	$(BIN)/python -m referee.demo
+
+lint: install-test
+	$(BIN)/ruff check .
+
+test: install-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,66 @@
+"""Pieces the referee commands share: game arguments, loading, printing announcements."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from referee.announcements import Announcement
+from referee.config import parse_set_options
+from referee.core import Game, Referee
+from referee.errors import ObservationError
+from referee.gamelog import GameLog, read_log
+from referee.games import GAMES, load_game
+
+
+def add_game_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", choices=GAMES, help="which game to referee")
+    parser.add_argument(
+        "--set", dest="overrides", action="append", metavar="KEY=VALUE",
+        help="choose a rule variant (see configs/games/GAME.yaml); repeatable",
+    )
+
+
+def game_from_args(args: argparse.Namespace) -> Game:
+    return load_game(args.game, parse_set_options(args.overrides))
+
+
+def open_referee(game: Game, log_path: str | None) -> tuple[Referee, int]:
+    """A referee, resumed from ``log_path`` if that log exists; returns it and the number of
+    observations replayed from the log."""
+    replayed = 0
+    if log_path and Path(log_path).exists() and Path(log_path).stat().st_size > 0:
+        contents = read_log(log_path)
+        if contents.game != game.name:
+            raise ObservationError(f"{log_path}: log is of game {contents.game!r}, not {game.name!r}")
+        if contents.variants != game.config.variants:
+            raise ObservationError(
+                f"{log_path}: log was played with variants {contents.variants}, not {game.config.variants}"
+            )
+        ref = Referee(game)
+        ref.start()
+        for obs in contents.observations:
+            ref.feed(obs)
+        replayed = len(contents.observations)
+    else:
+        ref = Referee(game)
+    if log_path:
+        ref.log = GameLog(log_path, game.name, game.config.variants)
+    return ref, replayed
+
+
+def emit(announcements: Iterable[Announcement], text: bool, obs_index: int | None = None,
+         out=None) -> None:
+    out = out or sys.stdout
+    for a in announcements:
+        if text:
+            print(a.to_text(), file=out)
+        else:
+            record = a.to_json()
+            if obs_index is not None:
+                record["obs"] = obs_index
+            print(json.dumps(record, separators=(",", ":")), file=out)
+    out.flush()

@@ -1,0 +1,42 @@
+"""``cardref simulate GAME --games N --seed S``: random legal playouts, checked by the referee."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from referee.commands.common import add_game_args, game_from_args
+from referee.simulate import simulate
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__)
+    add_game_args(p)
+    p.add_argument("--games", type=int, default=100, help="number of playouts (default 100)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first playout (default 1)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise SystemExit("cardref simulate: error: --games must be at least 1")
+    game = game_from_args(args)
+    summary = simulate(game, args.games, args.seed)
+    d = summary.as_dict()
+    if args.json:
+        print(json.dumps(d, indent=2))
+    else:
+        print(f"game                {d['game']}")
+        print(f"games               {d['games']}  (seeds {args.seed}..{args.seed + args.games - 1})")
+        print(f"time                {d['seconds']:.1f} s  ({d['playouts_per_second']} playouts/s)")
+        for key, value in d["mean"].items():
+            print(f"mean {key:<14} {value}")
+        wins = ", ".join(f"{k} {v}" for k, v in d["winners"].items())
+        print(f"results             {wins}")
+        print(f"ended by the rules  {d['ended_by_rules']}   by a cap {d['ended_by_cap']}")
+        print(f"rejects             {d['rejects']}")
+        print(f"invariant failures  {d['invariant_failures']}")
+    for line in (summary.rejects + summary.invariant_failures)[:10]:
+        print(f"  ! {line}")
+    return 1 if summary.rejects or summary.invariant_failures else 0

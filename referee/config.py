@@ -1,0 +1,119 @@
+"""Game configuration: ``configs/games/<game>.yaml`` declares each variant, its allowed
+values (the first is the default) and a one-line reason; ``--set key=value`` overrides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from referee.errors import ConfigError
+from referee.paths import configs_dir
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """One configurable rule: allowed ``choices`` (strings) or an integer range."""
+
+    key: str
+    default: Any
+    choices: tuple[Any, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    doc: str = ""
+
+    def coerce(self, value: Any, loc: str) -> Any:
+        if self.choices:
+            text = _text(value)
+            allowed = [_text(c) for c in self.choices]
+            if text not in allowed:
+                raise ConfigError(
+                    f"{loc}: variant '{self.key}': expected one of {', '.join(allowed)}, got {text!r}"
+                )
+            return self.choices[allowed.index(text)]
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{loc}: variant '{self.key}': expected an integer, got {value!r}") from None
+        if (self.minimum is not None and number < self.minimum) or (
+            self.maximum is not None and number > self.maximum
+        ):
+            raise ConfigError(
+                f"{loc}: variant '{self.key}': expected {self.minimum}..{self.maximum}, got {number}"
+            )
+        return number
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    name: str
+    variants: dict[str, Any]
+    specs: dict[str, VariantSpec] = field(default_factory=dict)
+    source: str = ""
+
+
+def game_config_path(name: str) -> Path:
+    return configs_dir() / "games" / f"{name}.yaml"
+
+
+def load_game_config(
+    name: str, overrides: dict[str, Any] | None = None, path: str | Path | None = None
+) -> GameConfig:
+    """Read a game's YAML and apply overrides; every error names the file and field."""
+    p = Path(path) if path else game_config_path(name)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise ConfigError(f"{p}{line}: not valid YAML: {getattr(e, 'problem', e)}") from None
+    if not isinstance(raw, dict) or raw.get("game") != name:
+        raise ConfigError(f"{p}: field 'game': expected {name!r}")
+    variants = raw.get("variants") or {}
+    if not isinstance(variants, dict):
+        raise ConfigError(f"{p}: field 'variants': expected a mapping")
+    specs: dict[str, VariantSpec] = {}
+    for key, entry in variants.items():
+        loc = f"{p}: field 'variants.{key}'"
+        if not isinstance(entry, dict) or ("choices" not in entry and "min" not in entry):
+            raise ConfigError(f"{loc}: expected a mapping with 'choices' or 'min'/'max'")
+        if "choices" in entry:
+            choices = tuple(entry["choices"])
+            if not choices:
+                raise ConfigError(f"{loc}: 'choices' is empty")
+            spec = VariantSpec(key, choices[0], choices, doc=str(entry.get("doc", "")))
+        else:
+            spec = VariantSpec(
+                key, int(entry["default"]), (), int(entry["min"]),
+                int(entry["max"]) if "max" in entry else None, str(entry.get("doc", "")),
+            )
+        specs[key] = spec
+    values = {k: s.default for k, s in specs.items()}
+    for key, value in (overrides or {}).items():
+        if key not in specs:
+            raise ConfigError(
+                f"{p}: unknown variant '{key}' for {name} (known: {', '.join(sorted(specs))})"
+            )
+        values[key] = specs[key].coerce(value, str(p))
+    return GameConfig(name, values, specs, str(p))
+
+
+def parse_set_options(items: list[str] | None) -> dict[str, str]:
+    """``["castle_model=hit_points_10"]`` to a dict; malformed items raise ConfigError."""
+    out: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item or not item.split("=", 1)[0]:
+            raise ConfigError(f"--set {item!r}: expected key=value")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out

@@ -1,0 +1,310 @@
+"""Referee core shared by the five games.
+
+A :class:`Game` is rules + variants; its state is a plain dataclass (copyable, serialisable
+to JSON). ``legal_moves(state)`` lists typed moves; ``apply(state, move)`` returns a *new*
+state and the announcements, or raises :class:`IllegalMove` and leaves the state alone.
+``interpret(state, observation)`` turns what the camera saw into the candidate moves it can
+mean; :class:`Referee` picks among them with the legal moves, asks when they disagree, and
+keeps the append-only observation log. The games never see a camera.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, ClassVar
+
+from referee.announcements import Announcement, ask, reject
+from referee.cards import Card
+from referee.config import GameConfig
+from referee.errors import IllegalMove, ObservationError
+from referee.observations import Observation
+
+
+@dataclass(frozen=True)
+class Move:
+    """Base of every game's typed moves (frozen dataclasses, compared by value)."""
+
+    def describe(self) -> str:
+        args = ", ".join(
+            f"{f.name}={_plain(getattr(self, f.name))}"
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) is not None
+        )
+        return f"{type(self).__name__}({args})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": type(self).__name__, **{k: v for k, v in to_jsonable(self).items() if v is not None}}
+
+
+def _plain(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return "[" + " ".join(_plain(x) for x in v) + "]"
+    return str(v)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclasses, cards, enums, sets and tuples to plain JSON values (sets sorted)."""
+    if isinstance(obj, Card):
+        return str(obj)
+    if isinstance(obj, Enum):
+        return obj.value
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(to_jsonable(k)): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(x) for x in obj]
+    if isinstance(obj, (set, frozenset)):
+        return sorted((to_jsonable(x) for x in obj), key=str)
+    return obj
+
+
+def state_json(state: Any) -> str:
+    """Canonical JSON text of a state: equal states give equal text."""
+    return json.dumps(to_jsonable(state), sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: ``winner`` (a player, or None for a draw) and why."""
+
+    winner: str | None
+    reason: str
+    by_rules: bool = True
+
+
+@dataclass
+class Step:
+    """What one applied move produced."""
+
+    state: Any
+    announcements: list[Announcement] = field(default_factory=list)
+
+
+class Game(ABC):
+    """Rules and constants of one game, configured by its variants.
+
+    Subclasses implement the private hooks; the public methods add what every game shares:
+    copy-on-apply (a rejected move never changes the state) and no move after the end.
+    """
+
+    name: ClassVar[str]
+    players: ClassVar[tuple[str, ...]]
+    zones: ClassVar[frozenset[str]]
+    observation_types: ClassVar[tuple[str, ...]] = ("move", "answer", "end_turn")
+
+    def __init__(self, config: GameConfig):
+        self.config = config
+        self.v = config.variants
+
+    # ---- hooks a game implements -------------------------------------------------------
+    @abstractmethod
+    def new_state(self) -> Any:
+        """The state before the first observation (set-up done, nothing dealt yet)."""
+
+    @abstractmethod
+    def _legal_moves(self, state: Any) -> list[Move]:
+        """Every legal move now (chance moves included: e.g. any unseen card drawn)."""
+
+    @abstractmethod
+    def _apply(self, state: Any, move: Move) -> list[Announcement]:
+        """Mutate ``state`` (a private copy) by ``move``; raise IllegalMove with the reason."""
+
+    @abstractmethod
+    def interpret(self, state: Any, obs: Observation) -> list[Move]:
+        """Candidate moves the observation can mean, most natural first. Raise IllegalMove
+        with a player-facing reason when it can mean nothing legal."""
+
+    @abstractmethod
+    def is_terminal(self, state: Any) -> bool: ...
+
+    @abstractmethod
+    def check_invariants(self, state: Any) -> None:
+        """Raise InvariantError if the state breaks a game invariant."""
+
+    @abstractmethod
+    def outcome(self, state: Any) -> Outcome | None:
+        """None while the game runs; else who won and whether the rules or a cap ended it."""
+
+    def stats(self, state: Any) -> dict[str, Any]:
+        """Numbers a playout summary reports (rounds played, scores)."""
+        return {}
+
+    def start_announcements(self, state: Any) -> list[Announcement]:
+        """What the referee says before the first observation (set-up, who starts)."""
+        return []
+
+    def choice_label(self, state: Any, move: Move) -> str:
+        """The word a player answers an ASK with to pick ``move``."""
+        return move.describe()
+
+    def validate(self, obs: Observation, loc: str = "") -> None:
+        """Reject malformed observations (unknown type or zone) with an ObservationError."""
+        prefix = f"{loc}: " if loc else ""
+        if obs.type not in self.observation_types:
+            raise ObservationError(
+                f"{prefix}field 'type': unknown observation type {obs.type!r} for {self.name} "
+                f"(expected one of {', '.join(self.observation_types)})"
+            )
+        for key, zone in (("from", obs.src), ("to", obs.dst)):
+            if zone is not None and zone not in self.zones:
+                raise ObservationError(f"{prefix}field '{key}': unknown zone {zone!r} for {self.name}")
+
+    def copy_state(self, state: Any) -> Any:
+        """A private copy for ``_apply`` to mutate; games may override for speed."""
+        return copy.deepcopy(state)
+
+    # ---- shared public API -------------------------------------------------------------
+    def legal_moves(self, state: Any) -> list[Move]:
+        if self.is_terminal(state):
+            return []
+        return self._legal_moves(state)
+
+    def apply(self, state: Any, move: Move) -> Step:
+        if self.is_terminal(state):
+            raise IllegalMove("The game is over")
+        new = self.copy_state(state)
+        notes = self._apply(new, move)
+        return Step(new, notes)
+
+
+class Simulator(ABC):
+    """A random legal player plus the hidden truth (deck order, hands, dice) of one game.
+
+    ``next_observations`` returns what a camera would see for the next chosen move; the
+    referee, fed those, must never reject. Used by ``cardref simulate``, property tests and
+    the video renderer.
+    """
+
+    def __init__(self, game: Game, seed: int):
+        self.game = game
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def next_observations(self, state: Any) -> list[Observation]:
+        """Observations of one random legal move (or chance event) in ``state``."""
+
+
+@dataclass
+class Pending:
+    """An open ASK: the candidate moves and the labels a player answers with."""
+
+    question: str
+    moves: list[Move]
+    labels: list[str]
+
+
+class Referee:
+    """A game in progress: feeds observations to the rules and keeps the log.
+
+    ``feed`` never raises for an illegal observation: it returns a REJECT and the state is
+    unchanged. Malformed observations raise ObservationError (and are not logged).
+    """
+
+    def __init__(self, game: Game, log: Any | None = None):
+        self.game = game
+        self.state = game.new_state()
+        self.pending: Pending | None = None
+        self.log = log
+        self.history: list[Move] = []
+        self.observations = 0
+
+    def start(self) -> list[Announcement]:
+        return self.game.start_announcements(self.state)
+
+    def feed(self, obs: Observation, loc: str = "") -> list[Announcement]:
+        self.game.validate(obs, loc)
+        if self.log is not None:
+            self.log.append(obs)
+        self.observations += 1
+        if self.game.is_terminal(self.state):
+            return [reject("The game is over", observation=obs.to_json())]
+        if self.pending is not None:
+            return self._answer(obs)
+        try:
+            candidates = self.game.interpret(self.state, obs)
+        except IllegalMove as e:
+            return [reject(e.reason, observation=obs.to_json())]
+        return self._choose(candidates, obs)
+
+    def _choose(self, candidates: list[Move], obs: Observation) -> list[Announcement]:
+        outcomes: list[tuple[Move, Step]] = []
+        first_error: str | None = None
+        for move in candidates:
+            try:
+                outcomes.append((move, self.game.apply(self.state, move)))
+            except IllegalMove as e:
+                first_error = first_error or e.reason
+        if not outcomes:
+            reason = first_error or f"Nothing legal matches {obs.short()}"
+            return [reject(reason, observation=obs.to_json())]
+        distinct: dict[str, tuple[Move, Step]] = {}
+        for move, step in outcomes:
+            distinct.setdefault(state_json(step.state), (move, step))
+        if len(distinct) == 1:
+            move, step = outcomes[0]
+            return self._commit(move, step)
+        moves = [m for m, _ in distinct.values()]
+        labels = [self.game.choice_label(self.state, m) for m in moves]
+        question = f"{obs.short()}: which did you mean?"
+        self.pending = Pending(question, moves, labels)
+        return [ask(question, labels, moves=[m.to_json() for m in moves])]
+
+    def _answer(self, obs: Observation) -> list[Announcement]:
+        assert self.pending is not None
+        pending = self.pending
+        chosen: Move | None = None
+        if obs.type == "answer":
+            choice = obs.data.get("choice")
+            if isinstance(choice, int) and 1 <= choice <= len(pending.moves):
+                chosen = pending.moves[choice - 1]
+            elif str(choice) in pending.labels:
+                chosen = pending.moves[pending.labels.index(str(choice))]
+        else:
+            # A physical gesture may answer: the observation then means one of the choices.
+            try:
+                meant = self.game.interpret(self.state, obs)
+            except IllegalMove:
+                meant = []
+            matches = [m for m in meant if m in pending.moves]
+            if len(matches) == 1:
+                chosen = matches[0]
+        if chosen is None:
+            return [
+                reject(
+                    f"Answer first: {pending.question} ({' / '.join(pending.labels)})",
+                    observation=obs.to_json(),
+                )
+            ]
+        self.pending = None
+        return self._commit(chosen, self.game.apply(self.state, chosen))
+
+    def _commit(self, move: Move, step: Step) -> list[Announcement]:
+        self.state = step.state
+        self.history.append(move)
+        return step.announcements
+
+    def snapshot(self) -> str:
+        """Canonical JSON of everything that decides the future (state and open ASK)."""
+        pending = None
+        if self.pending:
+            pending = {"question": self.pending.question, "labels": self.pending.labels}
+        return json.dumps(
+            {"state": json.loads(state_json(self.state)), "pending": pending}, sort_keys=True
+        )
+
+
+def run_observations(
+    game: Game, observations: Iterable[Observation]
+) -> Iterator[tuple[Observation, list[Announcement]]]:
+    """Feed observations to a fresh referee, yielding what each produced."""
+    ref = Referee(game)
+    for obs in observations:
+        yield obs, ref.feed(obs)

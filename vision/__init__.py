@@ -1,0 +1,1 @@
+"""Camera side of cardref: sources, detector, calibration, table state, event inference."""

@@ -1,0 +1,1 @@
+"""The ``cardref`` command line: one module per subcommand, imported only when used."""

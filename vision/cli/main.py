@@ -1,0 +1,50 @@
+"""``cardref`` entry point. Subcommands live in their own modules and are imported lazily, so
+``cardref --help`` is instant and the referee commands never load the vision stack."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from referee.errors import CardrefError
+
+# name -> (module, one-line help). Each module has ``build_parser(prog)`` and ``run(args)``.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "referee": ("referee.commands.referee_cmd", "referee a game from a JSONL file of observations"),
+    "play": ("referee.commands.play", "interactive terminal referee: type observations"),
+    "simulate": ("referee.commands.simulate", "random legal playouts and a summary"),
+}
+
+
+def _usage() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = ["usage: cardref COMMAND [options]   (cardref COMMAND --help for details)", "", "commands:"]
+    lines += [f"  {name.ljust(width)}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0 if argv else 2
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"cardref: error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    parser: argparse.ArgumentParser = module.build_parser(f"cardref {name}")
+    args = parser.parse_args(rest)
+    try:
+        return int(module.run(args) or 0)
+    except CardrefError as e:
+        print(f"cardref {name}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"cardref {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
