@@ -1,0 +1,126 @@
+"""Random legal Royal Family games, as the camera would see them.
+
+The simulator holds what the referee cannot know (the draw pile's order) and where each card
+physically lies, so it also performs the clean-up movements the referee announces.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from referee.cards import Card
+from referee.core import Move, Simulator
+from referee.games.royal_family_moves import (
+    Assassinate,
+    AttackCastle,
+    AttackFortification,
+    Capture,
+    ClaimAce,
+    Discard,
+    Execute,
+    FlopCard,
+    Fortify,
+    Kidnap,
+    NoBonus,
+    Pass,
+    PlaceResident,
+    Rescue,
+    SurpriseDamage,
+    SurpriseRemove,
+    TakeAssassin,
+    TakeFromDraw,
+)
+from referee.games.royal_family_state import SUITS_OF, RFState, suit_name
+from referee.observations import Observation
+
+# Weights of the random policy: aggressive enough that games end by the rules.
+WEIGHTS: dict[type, float] = {
+    AttackCastle: 6.0, AttackFortification: 4.0, PlaceResident: 4.0, Capture: 2.0, Execute: 2.0,
+    Rescue: 3.0, Kidnap: 1.5, ClaimAce: 3.0, TakeAssassin: 1.5, Fortify: 1.0, Discard: 0.3,
+    NoBonus: 1.0, TakeFromDraw: 2.5,
+}
+
+
+class RoyalFamilySimulator(Simulator):
+    def __init__(self, game, seed: int):
+        super().__init__(game, seed)
+        state = game.new_state()
+        self.deck: list[Card] = list(state.zones["draw_pile"])
+        self.rng.shuffle(self.deck)
+        self.phys: dict[Card, list[str]] = defaultdict(list)
+        for zone, cards in state.zones.items():
+            for c in cards:
+                self.phys[c].append(zone)
+
+    def _obs(self, card: Card, src: str, dst: str) -> Observation:
+        self.phys[card].remove(src)
+        self.phys[card].append(dst)
+        return Observation.move(card, src, dst)
+
+    def _draw(self, st: RFState) -> Card:
+        if not self.deck:  # the referee reshuffles the discard pile: so do we
+            self.deck = sorted(st.zones["discard_pile"])
+            self.rng.shuffle(self.deck)
+            for c in self.deck:
+                self.phys[c] = ["draw_pile" if z == "discard_pile" else z for z in self.phys[c]]
+        return self.deck.pop()
+
+    def next_observations(self, st: RFState) -> list[Observation]:
+        out = [self._obs(Card.parse(c), src, dst) for c, src, dst in list(st.expected)
+               if src in self.phys[Card.parse(c)]]
+        move = self._choose(st)
+        return out + self._observe(st, move)
+
+    def _choose(self, st: RFState) -> Move:
+        moves = self.game.legal_moves(st)
+        if st.phase in ("flop", "take"):
+            draws = [m for m in moves if isinstance(m, (FlopCard, TakeFromDraw))]
+            if draws:  # the draw is one option whatever card comes: collapse the chance node
+                moves = [m for m in moves if not isinstance(m, (FlopCard, TakeFromDraw))] + draws[:1]
+        weights = [WEIGHTS.get(type(m), 1.0) for m in moves]
+        return self.rng.choices(moves, weights)[0]
+
+    def _observe(self, st: RFState, m: Move) -> list[Observation]:
+        if isinstance(m, FlopCard):
+            return [self._obs(self._draw(st), "draw_pile", m.pile)]
+        if isinstance(m, TakeFromDraw):
+            return [self._obs(self._draw(st), "draw_pile", "staging")]
+        if isinstance(m, Fortify):
+            return [self._obs(m.card, m.source, f"fort_{suit_name(m.card)}")]
+        if isinstance(m, AttackFortification):
+            return [self._obs(m.card, m.source, f"fort_hits_{m.target}")]
+        if isinstance(m, AttackCastle):
+            return [self._obs(m.card, m.source, f"castle_damage_{m.target}")]
+        if isinstance(m, PlaceResident):
+            return [self._obs(m.card, m.source, f"residents_{m.castle}")]
+        if isinstance(m, Kidnap):
+            return [self._obs(m.card, m.source, f"dungeon_{m.dungeon}")]
+        if isinstance(m, ClaimAce):
+            return [self._obs(m.card, m.source, f"castle_{suit_name(m.card)}")]
+        if isinstance(m, TakeAssassin):
+            return [self._obs(m.card, m.source, "discard_pile")]
+        if isinstance(m, Discard):
+            return [self._obs(m.card, m.source, m.to)]
+        if isinstance(m, (Assassinate, Execute, SurpriseRemove)):
+            member = m.victim if isinstance(m, Assassinate) else m.member
+            return [self._obs(member, f"residents_{suit_name(member)}", "discard_pile")]
+        if isinstance(m, SurpriseDamage):
+            two = st.zones["staging"][-1]
+            out = [self._obs(two, "staging", "discard_pile")]
+            active = [s for s in SUITS_OF[m.player] if st.castle_status[s] == "active"]
+            if len(active) > 1:
+                out.append(Observation.answer(m.castle))
+            return out
+        if isinstance(m, Rescue):
+            src = f"dungeon_{st.bonus['target']}"
+            home = suit_name(m.member)
+            dst = f"residents_{home}" if st.castle_status[home] in ("active", "held") else "discard_pile"
+            return [self._obs(m.member, src, dst)]
+        if isinstance(m, Capture):
+            return [self._obs(m.member, f"residents_{st.bonus['target']}", f"dungeon_{m.dungeon}")]
+        if isinstance(m, (NoBonus, Pass)):
+            return [Observation("end_turn")]
+        raise AssertionError(f"simulator cannot show {m}")
+
+
+SIMULATOR = RoyalFamilySimulator
