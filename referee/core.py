@@ -137,6 +137,11 @@ class Game(ABC):
         """Numbers a playout summary reports (rounds played, scores)."""
         return {}
 
+    def outcome_key(self, state: Any) -> str:
+        """Text equal for two states a player would call the same outcome: the referee asks
+        only when the interpretations of an observation lead to different keys."""
+        return state_json(state)
+
     def start_announcements(self, state: Any) -> list[Announcement]:
         """What the referee says before the first observation (set-up, who starts)."""
         return []
@@ -249,7 +254,7 @@ class Referee:
             return self._commit(*outcomes[0])
         distinct: dict[str, tuple[Move, Step]] = {}
         for move, step in outcomes:
-            distinct.setdefault(state_json(step.state), (move, step))
+            distinct.setdefault(self.game.outcome_key(step.state), (move, step))
         if len(distinct) == 1:
             move, step = outcomes[0]
             return self._commit(move, step)

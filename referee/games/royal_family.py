@@ -9,7 +9,7 @@ from typing import Any
 
 from referee.announcements import Announcement, announce, ask, damage, legal, result, state_change
 from referee.cards import Card, full_deck
-from referee.core import Game, Move, Outcome
+from referee.core import Game, Move, Outcome, state_json
 from referee.errors import IllegalMove, InvariantError
 from referee.games.royal_family_moves import (
     Assassinate,
@@ -90,6 +90,11 @@ class RoyalFamily(Game):
 
     def copy_state(self, state: RFState) -> RFState:
         return state.copy()
+
+    def outcome_key(self, state: RFState) -> str:
+        plain = state.copy()
+        plain.expected = []  # clean-up instructions differ in wording, not in outcome
+        return state_json(plain)
 
     def start_announcements(self, state: RFState) -> list[Announcement]:
         return [announce("Royal Family: AS and AH are in play. Round 1: flop three cards.",
@@ -375,10 +380,10 @@ class RoyalFamily(Game):
             if source in FLOPS:
                 if dst != "discard_pile":
                     raise IllegalMove("A flop card cannot be moved onto another flop pile")
-                if c.rank == "2":
-                    return [TakeAssassin(p, c, source)]
                 moves: list[Move] = []
-                if self.is_troop(c):
+                if c.rank == "2":
+                    moves.append(TakeAssassin(p, c, source))
+                if self.is_troop(c) and not self.enablers(st, p, s):  # a damaging attack lies beside
                     moves += [AttackCastle(p, c, source, t) for t in self.enemy_castles(st, p)
                               if not st.zones[f"fort_{t}"]]
                 if not self.v["flop_take_requires_use"]:

@@ -77,8 +77,27 @@ class RoyalFamilySimulator(Simulator):
             draws = [m for m in moves if isinstance(m, (FlopCard, TakeFromDraw))]
             if draws:  # the draw is one option whatever card comes: collapse the chance node
                 moves = [m for m in moves if not isinstance(m, (FlopCard, TakeFromDraw))] + draws[:1]
+        if any(isinstance(m, TakeAssassin) for m in moves):  # keep the camera's view unambiguous
+            moves = [m for m in moves if not (isinstance(m, Discard) and m.card.rank == "2")]
         weights = [WEIGHTS.get(type(m), 1.0) for m in moves]
         return self.rng.choices(moves, weights)[0]
+
+    def _answering(self, st: RFState, obs: Observation, meant: Move) -> list[Observation]:
+        """The observation, plus the answer when the referee will ask what it meant."""
+        try:
+            candidates = self.game.interpret(st, obs)
+        except Exception:
+            return [obs]
+        first_of: dict[str, Move] = {}  # the referee offers the first move of each outcome
+        for c in candidates:
+            try:
+                first_of.setdefault(self.game.outcome_key(self.game.apply(st, c).state), c)
+            except Exception:
+                continue
+        if len(first_of) > 1:
+            label_move = first_of[self.game.outcome_key(self.game.apply(st, meant).state)]
+            return [obs, Observation.answer(self.game.choice_label(st, label_move))]
+        return [obs]
 
     def _observe(self, st: RFState, m: Move) -> list[Observation]:
         if isinstance(m, FlopCard):
@@ -98,9 +117,9 @@ class RoyalFamilySimulator(Simulator):
         if isinstance(m, ClaimAce):
             return [self._obs(m.card, m.source, f"castle_{suit_name(m.card)}")]
         if isinstance(m, TakeAssassin):
-            return [self._obs(m.card, m.source, "discard_pile")]
+            return self._answering(st, self._obs(m.card, m.source, "discard_pile"), m)
         if isinstance(m, Discard):
-            return [self._obs(m.card, m.source, m.to)]
+            return self._answering(st, self._obs(m.card, m.source, m.to), m)
         if isinstance(m, (Assassinate, Execute, SurpriseRemove)):
             member = m.victim if isinstance(m, Assassinate) else m.member
             return [self._obs(member, f"residents_{suit_name(member)}", "discard_pile")]
