@@ -1,0 +1,1 @@
+"""The card detector: training (Ultralytics), inference backends, evaluation."""
