@@ -1,0 +1,65 @@
+"""``Detections``: the one type that flows from the detector through every vision stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from referee.cards import CLASSES
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Parallel arrays: ``xyxy`` (n, 4) float32 pixel boxes, ``confidence`` (n,) float32,
+    ``class_id`` (n,) int64 indexing :data:`referee.cards.CLASSES`."""
+
+    xyxy: np.ndarray
+    confidence: np.ndarray
+    class_id: np.ndarray
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or self.class_id.shape != (n,):
+            raise ValueError(
+                f"Detections arrays disagree: xyxy {self.xyxy.shape}, confidence "
+                f"{self.confidence.shape}, class_id {self.class_id.shape}"
+            )
+
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index) -> Detections:
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+
+    @property
+    def names(self) -> list[str]:
+        return [CLASSES[i] for i in self.class_id]
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+    tl = np.maximum(a[:, None, :2], b[None, :, :2])
+    br = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(br - tl, 0, None).prod(axis=2)
+    area_a = (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1)
+    area_b = (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Indices kept by greedy non-maximum suppression, best first."""
+    order = np.argsort(-scores, kind="stable")
+    keep: list[int] = []
+    while order.size:
+        i = order[0]
+        keep.append(int(i))
+        if order.size == 1:
+            break
+        ious = box_iou(boxes[i : i + 1], boxes[order[1:]])[0]
+        order = order[1:][ious <= iou_threshold]
+    return np.array(keep, dtype=np.int64)

@@ -1,0 +1,100 @@
+"""YOLOv8 inference with ONNX Runtime: letterbox, run, decode, NMS. No torch needed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import CardrefError
+from vision.detector.detections import Detections, nms
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image was fitted into the square network input (to map boxes back)."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio, pad to ``size``×``size`` with grey (as Ultralytics)."""
+    h, w = image.shape[:2]
+    scale = min(size / h, size / w)
+    nh, nw = round(h * scale), round(w * scale)
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nh, nw) != (h, w) else image
+    pad_y, pad_x = (size - nh) / 2, (size - nw) / 2
+    top, left = round(pad_y - 0.1), round(pad_x - 0.1)
+    out = cv2.copyMakeBorder(resized, top, size - nh - top, left, size - nw - left,
+                             cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    return out, Letterbox(scale, left, top)
+
+
+def decode(output: np.ndarray, box: Letterbox, conf: float, iou: float, agnostic: bool,
+           shape: tuple[int, int]) -> Detections:
+    """YOLOv8 head output (1, 4 + classes, anchors) to Detections in image pixels."""
+    pred = output[0].T  # (anchors, 4 + nc)
+    scores = pred[:, 4:]
+    class_id = scores.argmax(axis=1)
+    confidence = scores[np.arange(len(scores)), class_id]
+    mask = confidence >= conf
+    if not mask.any():
+        return Detections.empty()
+    cxcywh, confidence, class_id = pred[mask, :4], confidence[mask], class_id[mask]
+    xyxy = np.concatenate([cxcywh[:, :2] - cxcywh[:, 2:] / 2, cxcywh[:, :2] + cxcywh[:, 2:] / 2], axis=1)
+    xyxy -= np.array([box.pad_x, box.pad_y, box.pad_x, box.pad_y], dtype=np.float32)
+    xyxy /= box.scale
+    h, w = shape
+    xyxy = np.clip(xyxy, 0, [w, h, w, h]).astype(np.float32)
+    # Class-aware NMS is done by offsetting each class's boxes far apart.
+    offset = 0 if agnostic else class_id[:, None].astype(np.float32) * 10_000.0
+    keep = nms(xyxy + offset, confidence, iou)
+    return Detections(xyxy[keep], confidence[keep].astype(np.float32), class_id[keep].astype(np.int64))
+
+
+class OnnxDetector:
+    """The default backend: the exported ``.onnx`` model on ONNX Runtime's CPU provider."""
+
+    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
+                 threads: int | None = None):
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise CardrefError(f"{self.path}: model file not found")
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.imgsz = int(inp.shape[2])
+        self.conf, self.iou, self.agnostic = conf, iou, agnostic
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        boxed, box = letterbox(image_bgr, self.imgsz)
+        blob = np.ascontiguousarray(boxed[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        (output,) = self.session.run(None, {self.input_name: blob})
+        return decode(output, box, self.conf, self.iou, self.agnostic, image_bgr.shape[:2])
+
+
+class UltralyticsDetector:
+    """The ``.pt`` weights through Ultralytics and PyTorch (for training-side checks)."""
+
+    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
+                 imgsz: int = 640):
+        from ultralytics import YOLO
+
+        self.model = YOLO(str(path))
+        self.conf, self.iou, self.agnostic, self.imgsz = conf, iou, agnostic, imgsz
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        r = self.model.predict(image_bgr, conf=self.conf, iou=self.iou, agnostic_nms=self.agnostic,
+                               imgsz=self.imgsz, verbose=False)[0].boxes
+        return Detections(r.xyxy.cpu().numpy().astype(np.float32), r.conf.cpu().numpy().astype(np.float32),
+                          r.cls.cpu().numpy().astype(np.int64))
