@@ -114,9 +114,6 @@ class HouskaCastle(Game):
             n = obs.data.get("monster_pile", 25)
             if not isinstance(n, int) or isinstance(n, bool):
                 raise ObservationError(f"{prefix}field 'monster_pile': expected an integer, got {n!r}")
-        if obs.type == "move" and obs.card is not None and obs.src == obs.dst and obs.src not in FIELDS:
-            raise ObservationError(
-                f"{prefix}field 'to': a card turned over in place must lie on a field, not {obs.src!r}")
 
     def interpret(self, state: HouskaState, obs: Observation) -> list[Move]:
         t = obs.type
@@ -141,6 +138,8 @@ class HouskaCastle(Game):
         if c.is_back:
             return self._face_down(state, a, b)
         if a == b:
+            if a not in FIELDS:
+                raise IllegalMove(f"Only cards on a field are turned over, not on {a}")
             f = state.find(c)
             if f is not None and f.zone == a:
                 return [TurnDown(c, a)]

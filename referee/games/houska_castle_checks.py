@@ -36,7 +36,6 @@ from referee.games.houska_castle_state import (
     MONSTER,
     Duty,
     HouskaState,
-    other,
     rank_text,
 )
 
@@ -45,7 +44,6 @@ class Checks:
     """Mixin of ``Rules``: one ``_r_<move>`` per move type, plus the chance-card checks."""
 
     exactly_2: bool
-    bodyguard_stealable: bool
     death_mandatory: bool
 
     # ==== chance cards =====================================================================
@@ -102,7 +100,7 @@ class Checks:
             return None
         if s.phase == "setup":
             return "Set up first: report the Max HP marker (setup marker=5S)"
-        return "Cards go to your hand only at HP Regen, a heal or a level-up"
+        return _phase_hint(s.phase, "Cards go to your hand only at HP Regen, a heal or a level-up")
 
     def _r_draw(self, s: HouskaState, m: Draw) -> str | None:
         if m.card.rank == "A":
@@ -192,8 +190,7 @@ class Checks:
             if c.rank == "A":
                 where = "artifacts" if d.side == HERO else "monster_rewards"
                 return f"An ace is never a bodyguard: put {c} on {where} and draw again"
-            thief = other(d.side)
-            if m.to != FIELD[d.side] and not (self.bodyguard_stealable and s.steals[thief]):
+            if m.to != FIELD[d.side]:
                 return f"{d.card}'s bodyguard goes onto {FIELD[d.side]}"
             return self._combat_card(s, c)
         if d is not None:

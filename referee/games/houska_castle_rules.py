@@ -67,8 +67,6 @@ class Rules(Checks, Effects):
         self.king_both = variants["king_monster_observation"] == "both_revealed"
         self.replace_stolen = bool(variants["replace_stolen_monster_card"])
         self.heal_first = variants["levelup_order"] == "heal_then_shuffle"
-        self.bodyguard_stealable = bool(variants["bodyguard_stealable"])
-        self.queen_cancel = variants["nullified_queen_steal"] == "cancelled"
         self.death_mandatory = variants["death_hero_point"] == "mandatory"
         self._reasons: dict[type, Callable[[HouskaState, Any], str | None]] = {
             SetUp: self._r_setup, Draw: self._r_draw, DrawAce: self._r_draw_ace,
@@ -362,7 +360,7 @@ class Rules(Checks, Effects):
     def _victory(self, s: HouskaState, notes: list[Announcement]) -> None:
         s.phase, s.result = "over", "victory"
         notes.append(result(
-            f"Victory! monster_pile is empty: {s.defeated} monsters defeated, "
+            f"Victory! monster_pile is empty: {_monsters(s.defeated)} defeated, "
             f"{s.hero_points} Hero Points left", winner=HERO, defeated=s.defeated,
             hero_points=s.hero_points))
 
@@ -370,7 +368,7 @@ class Rules(Checks, Effects):
         s.phase, s.result = "over", "defeat"
         notes.append(result(
             f"Game over: {why}; the Hero falls in encounter {s.encounter} "
-            f"({s.defeated} monsters defeated)", winner=MONSTER, defeated=s.defeated))
+            f"({_monsters(s.defeated)} defeated)", winner=MONSTER, defeated=s.defeated))
 
     # ==== placing a card (steal check, then its ability; spec §6) ===========================
     def _placed(self, s: HouskaState, f: FieldCard, notes: list[Announcement]) -> list[Duty]:
@@ -379,7 +377,9 @@ class Rules(Checks, Effects):
         assert f.card is not None
         owner = f.side
         thief = other(owner)
-        if s.steals[thief] and (f.role != "bodyguard" or self.bodyguard_stealable):
+        # A bodyguard is not "played": no steal takes it (and none can be waiting for it:
+        # the King it guards would have been taken first).
+        if s.steals[thief] and f.role != "bodyguard":
             queen = s.steals[thief].pop(0)
             f.side, f.thief, f.role = thief, queen, "stolen"
             if f.monster_play:
@@ -399,9 +399,6 @@ class Rules(Checks, Effects):
             t = min(targets, key=lambda g: (s.value(g), g.seq))
             t.nullified = True
             assert t.card is not None
-            if self.queen_cancel and t.card in s.steals[thief]:
-                s.steals[thief].remove(t.card)
-                notes.append(state_change(f"{t.card} is nullified: her steal is cancelled"))
             notes.append(damage(f"{f.card} nullifies {t.card}: turn it face down",
                                 card=str(t.card), jack=str(f.card)))
             return [Duty("nullify", t.card)]
@@ -494,6 +491,10 @@ class Rules(Checks, Effects):
         if p == "rewards":
             return "Collect the rewards: move each ace from monster_rewards to artifacts"
         return ""
+
+
+def _monsters(n: int) -> str:
+    return f"{n} monster{'' if n == 1 else 's'}"
 
 
 def _draws(cards: list[Card]) -> list[Move]:
