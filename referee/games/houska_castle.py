@@ -153,7 +153,7 @@ class HouskaCastle(Game):
             return [FieldDraw(c, b)]
         if a == "hand" and b in FIELDS:
             play = Play(c, b)
-            if b == "hero_field" and self.rules._reorder_open(state):
+            if b == "hero_field" and self.rules.reorder_open(state):
                 return [play, Play(c, b, first=True)]
             return [play]
         if a in FIELDS and b in FIELDS:
@@ -188,11 +188,9 @@ class HouskaCastle(Game):
             "or back under combat_pile at cleanup")
 
     def choice_label(self, state: HouskaState, move: Move) -> str:
-        if isinstance(move, Play) and self.rules._reorder_open(state):
-            if move.first:
-                return str(move.card)
-            d = state.duties[0]
-            return str(d.card)
+        if isinstance(move, Play) and self.rules.reorder_open(state):
+            first = move.card if move.first else state.duties[0].card
+            return f"{first}_first"  # "which card did you place first?"
         return move.describe()
 
     # ---- announcements, end and checks -------------------------------------------------

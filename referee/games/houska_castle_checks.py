@@ -275,7 +275,7 @@ class Checks:
             return f"{m.card} lies on {f.zone if f else s.locate(m.card)}, not {m.zone}"
         return None
 
-    def _reorder_open(self, s: HouskaState) -> bool:
+    def reorder_open(self, s: HouskaState) -> bool:
         """The Hero's first initial card was taken by a Queen but still lies on hero_field:
         a second card now may have gone down first ("which card did you place first?")."""
         if s.phase != "hero" or s.exchange != 1 or s.placed != 1 or len(s.duties) != 1:
@@ -300,7 +300,7 @@ class Checks:
             return "One card per exchange: the monster plays now"
         if s.phase != "hero":
             return _phase_hint(s.phase, "Cards are played only in the combat phase")
-        reorder = self._reorder_open(s)
+        reorder = self.reorder_open(s)
         if m.first and not reorder:
             return "No steal waits to be reordered"
         if s.duties and not reorder:
@@ -332,6 +332,8 @@ class Checks:
         if s.phase != "cleanup":
             return _phase_hint(s.phase, "Cards go back under combat_pile only at cleanup")
         if m.src == "monster_slot":
+            if s.monster is None:
+                return "monster_slot is empty"
             return None if m.card == s.monster else f"The monster is {s.monster}, not {m.card}"
         f = s.find(m.card)
         if f is None or f.zone != m.src:

@@ -169,7 +169,7 @@ class Rules(Checks, Effects):
         if k == "steal":
             f = s.find(d.card) if d.card else None
             out = [Cross(d.card, FIELD[f.side])] if f is not None and d.card is not None else []
-            if self._reorder_open(s):
+            if self.reorder_open(s):
                 out += [Play(c, "hero_field", first) for c in s.hand for first in (False, True)]
             return out
         if k == "nullify":
