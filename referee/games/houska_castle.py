@@ -36,7 +36,7 @@ from referee.games.houska_castle_moves import (
     TurnUp,
     UseHeroPoint,
 )
-from referee.games.houska_castle_rules import Rules
+from referee.games.houska_castle_rules import Rules, plural
 from referee.games.houska_castle_sim import HouskaSimulator
 from referee.games.houska_castle_state import (
     FIELDS,
@@ -205,11 +205,11 @@ class HouskaCastle(Game):
 
     def outcome(self, state: HouskaState) -> Outcome | None:
         if state.result == "victory":
-            return Outcome(HERO, f"Victory: {state.defeated} monsters defeated, "
-                                 f"{state.hero_points} Hero Points left")
+            return Outcome(HERO, f"Victory: {plural(state.defeated, 'monster')} defeated, "
+                                 f"{plural(state.hero_points, 'Hero Point')} left")
         if state.result == "defeat":
             return Outcome(MONSTER, f"Defeat in encounter {state.encounter} "
-                                    f"({state.defeated} monsters defeated)")
+                                    f"({plural(state.defeated, 'monster')} defeated)")
         return None
 
     def stats(self, state: HouskaState) -> dict[str, Any]:

@@ -266,4 +266,4 @@ class Effects:
 
     def _e_concede(self, s: HouskaState, m: Concede, notes: list[Announcement]) -> None:
         h, mm = s.sums()
-        self._defeat(s, notes, f"Hero {h} vs Monster {mm}: the Hero gives up his last Hero Points")
+        self._defeat(s, notes, f"Hero {h} vs Monster {mm}: the Hero declines his Hero Point")

@@ -360,15 +360,15 @@ class Rules(Checks, Effects):
     def _victory(self, s: HouskaState, notes: list[Announcement]) -> None:
         s.phase, s.result = "over", "victory"
         notes.append(result(
-            f"Victory! monster_pile is empty: {_monsters(s.defeated)} defeated, "
-            f"{s.hero_points} Hero Points left", winner=HERO, defeated=s.defeated,
+            f"Victory! monster_pile is empty: {plural(s.defeated, 'monster')} defeated, "
+            f"{plural(s.hero_points, 'Hero Point')} left", winner=HERO, defeated=s.defeated,
             hero_points=s.hero_points))
 
     def _defeat(self, s: HouskaState, notes: list[Announcement], why: str) -> None:
         s.phase, s.result = "over", "defeat"
         notes.append(result(
             f"Game over: {why}; the Hero falls in encounter {s.encounter} "
-            f"({_monsters(s.defeated)} defeated)", winner=MONSTER, defeated=s.defeated))
+            f"({plural(s.defeated, 'monster')} defeated)", winner=MONSTER, defeated=s.defeated))
 
     # ==== placing a card (steal check, then its ability; spec §6) ===========================
     def _placed(self, s: HouskaState, f: FieldCard, notes: list[Announcement]) -> list[Duty]:
@@ -493,8 +493,8 @@ class Rules(Checks, Effects):
         return ""
 
 
-def _monsters(n: int) -> str:
-    return f"{n} monster{'' if n == 1 else 's'}"
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _draws(cards: list[Card]) -> list[Move]:

@@ -359,7 +359,7 @@ CASES = [
     ], says=[("RESULT", "Game over: Hero 8 vs Monster 15 with an empty hand and no Hero Points")]),
     Case("HC-8 declining the Hero Point", HC8_DEAL + HC8_FIGHT + ["answer defeat"] + [
         {"result": "defeat", "hero_points": 2},
-    ], says=[("ASK", "or answer defeat"), ("RESULT", "gives up")]),
+    ], says=[("ASK", "or answer defeat"), ("RESULT", "the Hero declines his Hero Point")]),
     Case("HC-8 death_hero_point mandatory", HC8_DEAL + HC8_FIGHT + [
         Reject("answer defeat", "Use your Hero Point"),
         Reject("end_turn", "Use your Hero Point"),
