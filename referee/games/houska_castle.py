@@ -219,7 +219,7 @@ class HouskaCastle(Game):
             "exchanges": state.exchanges,
             "max_hp": state.max_hp,
             "artifacts": len(state.artifacts),
-            "hero_points_used": state.hero_points_used,
+            "points_used": state.hero_points_used,
             "hp_lost": state.hp_lost,
             "victory": int(state.result == "victory"),
         }
