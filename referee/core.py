@@ -250,7 +250,7 @@ class Referee:
         if not outcomes:
             reason = first_error or f"Nothing legal matches {obs.short()}"
             return [reject(reason, observation=obs.to_json())]
-        if len(outcomes) == 1:
+        if len(outcomes) == 1:  # one reading: nothing to compare (saves a state_json per move)
             return self._commit(*outcomes[0])
         distinct: dict[str, tuple[Move, Step]] = {}
         for move, step in outcomes:

@@ -1,0 +1,286 @@
+"""Houska Castle (solitaire): the Hero against the monster deck, refereed from the table.
+
+Spec: ``shared/rules/houska_castle.md``; formats and decisions: ``docs/houska_castle.md``.
+The rules live in ``houska_castle_rules``; this module turns camera observations into
+candidate moves and checks the state (cards conserved, arithmetic consistent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.announcements import Announcement, announce, legal
+from referee.cards import Card, CardError, full_deck
+from referee.config import GameConfig
+from referee.core import Game, Move, Outcome
+from referee.errors import IllegalMove, InvariantError, ObservationError
+from referee.games.houska_castle_moves import (
+    AceToRewards,
+    Cleanup,
+    CollectReward,
+    Concede,
+    Cross,
+    Draw,
+    DrawAce,
+    EndTurn,
+    FieldDraw,
+    MarkerIn,
+    MarkerOut,
+    MonsterAce,
+    MonsterPileAce,
+    NoMarker,
+    Play,
+    RevealMonster,
+    SetUp,
+    TurnDown,
+    TurnUp,
+    UseHeroPoint,
+)
+from referee.games.houska_castle_rules import Rules, plural
+from referee.games.houska_castle_sim import HouskaSimulator
+from referee.games.houska_castle_state import (
+    FIELDS,
+    HERO,
+    HERO_CARD,
+    MONSTER,
+    START_BUFF,
+    START_MAX_HP,
+    ZONES,
+    HouskaState,
+)
+from referee.observations import Observation
+
+ALL_CARDS: frozenset[Card] = frozenset(full_deck(0))
+
+# Movements whose meaning does not depend on the card: (from, to) -> move type.
+_SIMPLE: dict[tuple[str, str], type] = {
+    ("combat_pile", "hand"): Draw,
+    ("combat_pile", "artifacts"): DrawAce,
+    ("combat_pile", "max_hp_card"): MarkerIn,
+    ("max_hp_card", "combat_pile"): MarkerOut,
+    ("monster_pile", "monster_slot"): RevealMonster,
+    ("monster_pile", "monster_rewards"): MonsterPileAce,
+    ("combat_pile", "monster_rewards"): MonsterAce,
+    ("monster_field", "monster_rewards"): AceToRewards,
+    ("monster_rewards", "artifacts"): CollectReward,
+}
+
+
+class HouskaCastle(Game):
+    name = "houska_castle"
+    players = (HERO,)
+    zones = ZONES
+    observation_types = ("move", "answer", "end_turn", "setup", "no_marker")
+
+    def __init__(self, config: GameConfig):
+        super().__init__(config)
+        self.rules = Rules(self.v)
+
+    # ---- state -------------------------------------------------------------------------
+    def new_state(self) -> HouskaState:
+        return HouskaState()
+
+    def copy_state(self, state: HouskaState) -> HouskaState:
+        return state.copy()
+
+    def is_terminal(self, state: HouskaState) -> bool:
+        return state.phase == "over"
+
+    def _legal_moves(self, state: HouskaState) -> list[Move]:
+        return self.rules.legal(state)
+
+    def _apply(self, state: HouskaState, move: Move) -> list[Announcement]:
+        why = self.rules.reason(state, move)
+        if why is not None:
+            raise IllegalMove(why)
+        before = self.rules.expect(state)
+        notes: list[Announcement] = []
+        self.rules.effect(state, move, notes)
+        after = self.rules.expect(state)
+        if after and after != before:
+            notes.append(legal(after, phase=state.phase))
+        return notes
+
+    # ---- observations ------------------------------------------------------------------
+    def validate(self, obs: Observation, loc: str = "") -> None:
+        super().validate(obs, loc)
+        prefix = f"{loc}: " if loc else ""
+        if obs.type == "setup":
+            marker = obs.data.get("marker")
+            try:
+                Card.parse(marker)
+            except CardError as e:
+                raise ObservationError(f"{prefix}field 'marker': {e}") from None
+            n = obs.data.get("monster_pile", 25)
+            if not isinstance(n, int) or isinstance(n, bool):
+                raise ObservationError(f"{prefix}field 'monster_pile': expected an integer, got {n!r}")
+
+    def interpret(self, state: HouskaState, obs: Observation) -> list[Move]:
+        t = obs.type
+        if t == "setup":
+            return [SetUp(Card.parse(obs.data["marker"]), int(obs.data.get("monster_pile", 25)))]
+        if t == "no_marker":
+            return [NoMarker()]
+        if t == "end_turn":
+            return [EndTurn()]
+        if t == "answer":
+            return self._answer(state, obs.data.get("choice"))
+        c, a, b = obs.card, obs.src, obs.dst
+        assert c is not None and a is not None and b is not None
+        if c.is_joker:
+            if (a, b) == ("hero_points", "hero_points_used"):
+                return [UseHeroPoint()]
+            if b in FIELDS:
+                raise IllegalMove("Jokers are Hero Points, not attack cards")
+            raise IllegalMove("A joker only moves from hero_points to hero_points_used (a Hero Point)")
+        if c == HERO_CARD and a == "hero_card":
+            raise IllegalMove("KH is the Hero: it stays on hero_card")
+        if c.is_back:
+            return self._face_down(state, a, b)
+        if a == b:
+            if a not in FIELDS:
+                raise IllegalMove(f"Only cards on a field are turned over, not on {a}")
+            f = state.find(c)
+            if f is not None and f.zone == a:
+                return [TurnDown(c, a)]
+            if a == "monster_field":
+                return [TurnUp(c)]
+            raise IllegalMove(f"{c} is not on {a}")
+        simple = _SIMPLE.get((a, b))
+        if simple is not None:
+            return [simple(c)]
+        if a == "combat_pile" and b in FIELDS:
+            return [FieldDraw(c, b)]
+        if a == "hand" and b in FIELDS:
+            play = Play(c, b)
+            if b == "hero_field" and self.rules.reorder_open(state):
+                return [play, Play(c, b, first=True)]
+            return [play]
+        if a in FIELDS and b in FIELDS:
+            f = state.find(c)
+            if f is None and a == "monster_field" and state.hidden_count():
+                return [TurnUp(c, b)]
+            return [Cross(c, b)]
+        if b == "combat_pile" and (a in FIELDS or a == "monster_slot"):
+            return [Cleanup(c, a)]
+        raise IllegalMove(f"{c} cannot go from {a} to {b} in Houska Castle")
+
+    def _answer(self, state: HouskaState, choice: Any) -> list[Move]:
+        if state.phase == "death":
+            if choice in ("defeat", 2):
+                return [Concede()]
+            if choice in ("hero_point", 1):
+                raise IllegalMove("Use the Hero Point by moving a joker from hero_points to hero_points_used")
+        raise IllegalMove(f"No question is open (answer {choice})")
+
+    def _face_down(self, state: HouskaState, a: str, b: str) -> list[Move]:
+        """A face-down card moved: an observation card, or a nullified card at cleanup (the
+        referee knows which from history: the earliest face-down card on that field)."""
+        if (a, b) == ("combat_pile", "monster_field"):
+            return [FieldDraw(None, b)]
+        if b == "combat_pile" and a in FIELDS:
+            for f in state.table:
+                if f.zone == a and not f.face_up and f.card is not None:
+                    return [Cleanup(f.card, a)]
+            raise IllegalMove(f"There is no face-down card on {a} to put back")
+        raise IllegalMove(
+            "A face-down card only goes from combat_pile to monster_field (observation) "
+            "or back under combat_pile at cleanup")
+
+    def choice_label(self, state: HouskaState, move: Move) -> str:
+        if isinstance(move, Play) and self.rules.reorder_open(state):
+            first = move.card if move.first else state.duties[0].card
+            return f"{first}_first"  # "which card did you place first?"
+        return move.describe()
+
+    # ---- announcements, end and checks -------------------------------------------------
+    def start_announcements(self, state: HouskaState) -> list[Announcement]:
+        return [
+            announce(
+                "Houska Castle: place KH on hero_card, both jokers on hero_points and a 5 on "
+                "max_hp_card; shuffle the other 50 cards and split them into monster_pile and "
+                "combat_pile", phase=state.phase),
+            legal(self.rules.expect(state), phase=state.phase),
+        ]
+
+    def outcome(self, state: HouskaState) -> Outcome | None:
+        if state.result == "victory":
+            return Outcome(HERO, f"Victory: {plural(state.defeated, 'monster')} defeated, "
+                                 f"{plural(state.hero_points, 'Hero Point')} left")
+        if state.result == "defeat":
+            return Outcome(MONSTER, f"Defeat in encounter {state.encounter} "
+                                    f"({plural(state.defeated, 'monster')} defeated)")
+        return None
+
+    def stats(self, state: HouskaState) -> dict[str, Any]:
+        return {
+            "encounters": state.encounter,
+            "defeated": state.defeated,
+            "exchanges": state.exchanges,
+            "max_hp": state.max_hp,
+            "artifacts": len(state.artifacts),
+            "points_used": state.hero_points_used,
+            "hp_lost": state.hp_lost,
+            "victory": int(state.result == "victory"),
+        }
+
+    def check_invariants(self, state: HouskaState) -> None:
+        s = state
+        if s.hero_points + s.hero_points_used != 2 or s.hero_points < 0:
+            raise InvariantError(f"jokers: {s.hero_points} unused + {s.hero_points_used} used != 2")
+        if s.phase == "setup":
+            return
+        seen = [HERO_CARD, *s.marker, *s.artifacts, *s.hand, *s.rewards]
+        if s.monster is not None:
+            seen.append(s.monster)
+        seen += [f.card for f in s.table if f.card is not None]
+        # One union of cached hashes: 52 distinct cards (51 + KH) means none lost or doubled.
+        known = set(seen)
+        total = len(seen) + len(s.pool) + len(s.combat_known)
+        everything = known | s.pool | s.combat_known
+        if len(known) != len(seen) or len(everything) != total or total != len(ALL_CARDS):
+            every = seen + list(s.pool) + list(s.combat_known)
+            dup = sorted({str(c) for c in every if every.count(c) > 1})
+            missing = sorted(map(str, ALL_CARDS - everything))
+            raise InvariantError(f"cards not conserved: in two zones {dup}, missing {missing}")
+        hidden = s.hidden_count()
+        if len(s.pool) + len(s.combat_known) != s.monster_pile + s.combat_pile + hidden:
+            raise InvariantError(
+                f"unseen {len(s.pool)}+{len(s.combat_known)} != monster_pile {s.monster_pile} + "
+                f"combat_pile {s.combat_pile} + face-down {hidden}")
+        if min(s.monster_pile, s.combat_pile) < 0 or len(s.pool) < s.monster_pile:
+            raise InvariantError(f"pile counts impossible: monster {s.monster_pile}, pool {len(s.pool)}")
+        if s.max_hp != START_MAX_HP + len(s.artifacts):
+            raise InvariantError(f"Max HP {s.max_hp} != 5 + {len(s.artifacts)} artifacts")
+        buff = dict(START_BUFF)
+        for ace in s.artifacts:
+            buff[ace.suit] += 1
+        if buff != s.buff:
+            raise InvariantError(f"buffs {s.buff} != {buff} from the artifacts")
+        if len(s.hand) > s.max_hp:
+            raise InvariantError(f"hand {len(s.hand)} > Max HP {s.max_hp}")
+        if any(c.rank == "A" for c in s.hand) or any(c.rank != "A" for c in s.artifacts + s.rewards):
+            raise InvariantError("an ace in the hand, or a non-ace among artifacts/rewards")
+        if any(f.card is not None and f.card.rank == "A" and f.role != "ace" for f in s.table):
+            raise InvariantError("an ace fights on a field")
+        played = sum(f.monster_play for f in s.table)
+        if s.phase in ("observe", "hero", "monster", "death") and played != s.monster_played:
+            raise InvariantError(f"monster_played {s.monster_played} != {played} plays on the field")
+        if s.monster is not None and s.budget != s.monster.value:
+            raise InvariantError(f"budget {s.budget} != value of {s.monster}")
+        for side, queens in s.steals.items():
+            for q in queens:
+                f = s.find(q)
+                on_side = (f is not None and f.side == side) or (side == MONSTER and q == s.monster)
+                if not on_side or q.rank != "Q":
+                    raise InvariantError(f"queued steal of {q} for the {side} has no Queen on that side")
+        if not s.duties:
+            for f in s.table:
+                if f.zone != ("hero_field" if f.side == HERO else "monster_field"):
+                    raise InvariantError(f"{f.card} lies on {f.zone} but counts for the {f.side}")
+                if f.nullified == f.face_up and f.card is not None:
+                    raise InvariantError(f"{f.card}: nullified={f.nullified} but face_up={f.face_up}")
+
+
+GAME = HouskaCastle
+SIMULATOR = HouskaSimulator

@@ -1,0 +1,185 @@
+"""Houska Castle: thousands of seeded random playouts, illegal observations fed at random
+points, every variant, the default configuration of rules/README.md, and the commands."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+import yaml
+
+from referee.cards import CLASSES
+from referee.config import load_game_config
+from referee.core import Referee, state_json
+from referee.errors import ObservationError
+from referee.games import load_game, simulator
+from referee.games.houska_castle_state import ZONES
+from referee.observations import Observation, parse_short
+from referee.paths import project_root
+from referee.simulate import playout
+
+ZONE_LIST = sorted(ZONES)
+NON_DEFAULT = [
+    {key: str(choice).lower()}
+    for key, spec in load_game_config("houska_castle").specs.items()
+    for choice in spec.choices[1:]
+]
+
+
+def test_random_playouts_conserve_cards_and_end_by_the_rules() -> None:
+    game = load_game("houska_castle")
+    results: Counter = Counter()
+    for seed in range(1, 1201):
+        p = playout(game, seed)  # checks every invariant after every observation
+        assert not p.rejects, p.rejects[:3]
+        assert not p.invariant_failures, p.invariant_failures[:3]
+        assert p.by_rules, f"seed {seed}: {p.reason}"
+        results[p.winner] += 1
+    assert results["hero"] > 30 and results["monster"] > 600, results
+
+
+@pytest.mark.parametrize("variant", NON_DEFAULT, ids=[f"{k}={v}" for d in NON_DEFAULT for k, v in d.items()])
+def test_random_playouts_of_every_variant(variant: dict[str, str]) -> None:
+    game = load_game("houska_castle", variant)
+    for seed in range(1, 121):
+        p = playout(game, seed)
+        assert not p.rejects and not p.invariant_failures, (p.rejects + p.invariant_failures)[:3]
+        assert p.by_rules
+
+
+def _random_observation(rng: random.Random, ref: Referee) -> Observation:
+    """Mostly nonsense, partly near-misses built from the cards on the table."""
+    s = ref.state
+    roll = rng.random()
+    if roll < 0.08:
+        return Observation("end_turn")
+    if roll < 0.14:
+        return Observation.answer(rng.choice([1, 2, 3, "defeat", "hero_point", "9H", "x"]))
+    if roll < 0.17:
+        return Observation.of("no_marker")
+    if roll < 0.19:
+        return Observation.of("setup", marker=rng.choice(["5S", "6H"]), monster_pile=25)
+    visible = [*s.hand, *s.marker, *s.rewards, *s.artifacts] + [f.card for f in s.table if f.card]
+    card = rng.choice(visible) if visible and roll < 0.6 else rng.choice(CLASSES)
+    return Observation.move(str(card), rng.choice(ZONE_LIST), rng.choice(ZONE_LIST))
+
+
+def test_every_reject_leaves_the_state_unchanged() -> None:
+    game = load_game("houska_castle")
+    rng = random.Random(7)
+    rejected = accepted = 0
+    for seed in range(1, 121):
+        sim = simulator(game, seed)
+        ref = Referee(game)
+        ref.start()
+        while not game.is_terminal(ref.state):
+            if rng.random() < 0.1:
+                obs = _random_observation(rng, ref)
+                before, before_state = ref.snapshot(), state_json(ref.state)
+                probe = Referee(game)  # shares the state object: a feed must never mutate it
+                probe.state, probe.pending = ref.state, ref.pending
+                out = probe.feed(obs)
+                assert state_json(ref.state) == before_state, f"seed {seed}: {obs.short()} mutated the state"
+                if any(a.kind == "REJECT" for a in out):
+                    rejected += 1
+                    assert len(out) == 1 and out[0].text, f"seed {seed}: {obs.short()} -> {out}"
+                    assert probe.snapshot() == before, f"seed {seed}: REJECT of {obs.short()} changed it"
+                else:
+                    accepted += 1
+            for obs in sim.next_observations(ref.state):
+                assert not [a for a in ref.feed(obs) if a.kind == "REJECT"]
+    assert rejected > 800 and accepted > 0, (rejected, accepted)
+
+
+def test_default_variants_match_the_rules_readme() -> None:
+    readme = (project_root().parent / "shared" / "rules" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"^houska_castle:\s*(\{.*?\})", readme, re.S | re.M)
+    assert block, "houska_castle defaults not found in shared/rules/README.md"
+    listed = yaml.safe_load(block.group(1))
+    defaults = load_game_config("houska_castle").variants
+    assert listed == {k: defaults[k] for k in listed}
+    assert set(defaults) - set(listed) == {"death_hero_point"}  # our one silent-rule variant
+
+
+def test_setup_observation_is_validated() -> None:
+    game = load_game("houska_castle")
+    with pytest.raises(ObservationError, match="field 'marker'"):
+        game.validate(parse_short("setup marker=5X"), "obs.jsonl:1")
+    with pytest.raises(ObservationError, match="field 'monster_pile'"):
+        game.validate(Observation.of("setup", marker="5S", monster_pile="many"))
+    with pytest.raises(ObservationError, match="unknown zone 'deck'"):
+        game.validate(parse_short("5S deck -> max_hp_card"))
+
+
+def _simulated_lines(seed: int) -> list[str]:
+    """A whole random game as the JSON lines a camera would have written."""
+    game = load_game("houska_castle")
+    sim = simulator(game, seed)
+    ref = Referee(game)
+    lines: list[str] = []
+    while not game.is_terminal(ref.state):
+        for obs in sim.next_observations(ref.state):
+            ref.feed(obs)
+            lines.append(obs.to_line())
+    return lines
+
+
+def test_cardref_referee_and_simulate_commands(tmp_path) -> None:
+    obs_file = tmp_path / "game.jsonl"
+    obs_file.write_text("\n".join(_simulated_lines(3)) + "\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "vision.cli.main", "referee", "houska_castle",
+         "--observations", str(obs_file)],
+        capture_output=True, text=True, cwd=project_root(), timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    assert not [r for r in records if r["kind"] == "REJECT"]
+    assert records[-1]["kind"] == "RESULT"
+    sim = subprocess.run(
+        [sys.executable, "-m", "vision.cli.main", "simulate", "houska_castle", "--games", "30",
+         "--seed", "1", "--json"],
+        capture_output=True, text=True, cwd=project_root(), timeout=120,
+    )
+    assert sim.returncode == 0, sim.stderr
+    summary = json.loads(sim.stdout)
+    assert summary["rejects"] == 0 and summary["invariant_failures"] == 0
+    assert summary["ended_by_rules"] == 30
+
+
+def test_cardref_play_plays_a_whole_game_from_typed_observations() -> None:
+    typed = """setup marker=5S monster_pile=1
+2H combat_pile -> hand
+2S combat_pile -> hand
+4D combat_pile -> hand
+6C combat_pile -> hand
+9H combat_pile -> hand
+5C monster_pile -> monster_slot
+BACK combat_pile -> monster_field
+BACK combat_pile -> monster_field
+3C monster_field -> monster_field
+9H hand -> hero_field
+9H hand -> hero_field
+end_turn
+6D monster_field -> monster_field
+5C monster_slot -> combat_pile
+9H hero_field -> combat_pile
+3C monster_field -> combat_pile
+6D monster_field -> combat_pile
+7S combat_pile -> hand
+end_turn
+"""
+    run = subprocess.run(
+        [sys.executable, "-m", "vision.cli.main", "play", "houska_castle"],
+        input=typed, capture_output=True, text=True, cwd=project_root(), timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    out = run.stdout.splitlines()
+    assert "[REJECT] 9H is not in your hand (it is on hero_field)" in out
+    assert "[ANNOUNCE] Hero 11 vs Monster 9: the Hero defeats 5C (exchange 1)" in out
+    assert out[-1] == "[RESULT] Victory! monster_pile is empty: 1 monster defeated, 2 Hero Points left"
