@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "referee": ("referee.commands.referee_cmd", "referee a game from a JSONL file of observations"),
     "play": ("referee.commands.play", "interactive terminal referee: type observations"),
     "simulate": ("referee.commands.simulate", "random legal playouts and a summary"),
+    "eval": ("vision.commands.eval", "score a detector: synthetic held-out set and real photos"),
     "train": ("vision.commands.train", "train or fine-tune the card detector, export ONNX"),
 }
 
