@@ -245,6 +245,8 @@ class Referee:
         if not outcomes:
             reason = first_error or f"Nothing legal matches {obs.short()}"
             return [reject(reason, observation=obs.to_json())]
+        if len(outcomes) == 1:  # one reading: no need to compare states
+            return self._commit(*outcomes[0])
         distinct: dict[str, tuple[Move, Step]] = {}
         for move, step in outcomes:
             distinct.setdefault(state_json(step.state), (move, step))
