@@ -724,7 +724,10 @@ class RoyalCrush(Game):
         q = s.conquest
         assert q
         sweep, back = [], []
-        for p, slot in q.slots.items():
+        for p in s.clockwise_from(q.attacker):
+            slot = q.slots.get(p)
+            if slot is None:
+                continue
             counted = list(slot.shown)
             for c in slot.returned:
                 counted.remove(c)

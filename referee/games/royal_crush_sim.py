@@ -87,10 +87,15 @@ class CrushSimulator(Simulator):
 
     def _outcomes(self, s: CrushState, obs: Observation) -> dict[str, Move]:
         """Distinct resulting states of an observation, as the core referee sees them."""
-        out: dict[str, Move] = {}
+        steps = []
         for move in self.game.interpret(s, obs):
             with contextlib.suppress(IllegalMove):
-                out.setdefault(state_json(self.game.apply(s, move).state), move)
+                steps.append((move, self.game.apply(s, move).state))
+        if len(steps) <= 1:  # the core commits a single reading without asking
+            return {"single": steps[0][0]} if steps else {}
+        out: dict[str, Move] = {}
+        for move, after in steps:
+            out.setdefault(state_json(after), move)
         return out
 
     # ---- deal and dice -------------------------------------------------------------------
