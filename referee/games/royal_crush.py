@@ -518,11 +518,10 @@ class RoyalCrush(Game):
 
     def _countdown_error(self, s: CrushState) -> str | None:
         q = s.conquest
-        assert q
+        if q is None or s.phase not in (ALLIANCES, COMMIT):
+            return f"No countdown now: {self._expect(s)}"
         if s.phase == ALLIANCES and q.allies:
             return "Lock the sides and let the allies commit first"
-        if s.phase not in (ALLIANCES, COMMIT):
-            return f"No countdown now: {self._expect(s)}"
         waiting = self._allies_waiting(q)
         if waiting:
             return f"{', '.join(waiting)} must commit one attack card before the countdown"
@@ -947,7 +946,7 @@ class RoyalCrush(Game):
         if total != DECK_SIZE:
             raise InvariantError(f"{total} cards in play, expected {DECK_SIZE}")
         located = s.located()
-        twice = [f"{c} x{n}" for c, n in located.items() if n > DECK_COUNTS.get(c, 0)]
+        twice = [f"{c} x{n}" for c, n in located.items() if n > 1 and (n > 2 or not c.is_joker)]
         if twice:
             raise InvariantError(f"cards in two places: {', '.join(twice)}")
         hidden_known = sum(len(v) for v in s.hand_known.values())

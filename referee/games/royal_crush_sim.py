@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from referee.games.royal_crush import RoyalCrush
 
 BACK = Card("BACK")
+VAGUE = 0.15  # share of observations that leave the referee something to ask
 
 
 class CrushSimulator(Simulator):
@@ -77,8 +78,11 @@ class CrushSimulator(Simulator):
         options = self._outcomes(s, obs)
         if len(options) <= 1:
             return [obs]
-        mine = state_json(self.game.apply(s, truth).state)
         keys = list(options)
+        if truth in options.values():
+            mine = keys[list(options.values()).index(truth)]
+        else:
+            mine = state_json(self.game.apply(s, truth).state)
         if precise is not None and self.rng.random() < 0.4:
             return [obs, precise]
         if self.rng.random() < 0.5:
@@ -117,7 +121,7 @@ class CrushSimulator(Simulator):
         p = self.rng.choice([p for p in s.rollers if p not in s.rolls])
         values = self._dice()
         precise = Observation.of("dice", player=p, values=values)
-        if self.rng.random() < 0.3:
+        if self.rng.random() < VAGUE:
             return self._say(s, Observation.of("dice", values=values), Roll(p, tuple(values)), precise)
         return [precise]
 
@@ -150,7 +154,7 @@ class CrushSimulator(Simulator):
         if self.alliance_steps < 7 and others:
             if joins and r < 0.45:
                 p, side = self.rng.choice(joins)
-                if self.rng.random() < 0.25:
+                if self.rng.random() < VAGUE:
                     precise = Observation.of("join", player=p, side=side)
                     return self._say(s, Observation.of("join", player=p), Join(p, side), precise)
                 return [Observation.of("join", player=p, side=side)]
@@ -167,7 +171,7 @@ class CrushSimulator(Simulator):
                     kind = ""
                 if kind:
                     precise = Observation.of(kind, by=by, player=p)
-                    if self.rng.random() < 0.3:
+                    if self.rng.random() < VAGUE:
                         return self._say(s, Observation.of(kind, player=p), cls(by, p), precise)
                     return [precise]
             if q.allies and r < 0.68:
@@ -261,7 +265,7 @@ class CrushSimulator(Simulator):
         p = self.rng.choice(waiting)
         c = self.placed[p].pop(self.rng.randrange(len(self.placed[p])))
         side = q.side_of(p)
-        if self.rng.random() < 0.5:
+        if self.rng.random() >= VAGUE:
             return [Observation.move(c, f"commit_{p}", f"commit_{p}")]
         obs = Observation.move(c, f"side_{side}", f"side_{side}")
         return self._say(s, obs, Flip(p, c), Observation.move(c, f"commit_{p}", f"commit_{p}"))
@@ -288,7 +292,7 @@ class CrushSimulator(Simulator):
         else:
             self.pile.append(c)
         precise = Observation.move(c, f"commit_{p}", dst)
-        if self.rng.random() < 0.6:
+        if self.rng.random() >= VAGUE:
             return [precise]
         mat = f"side_{q.slots[p].side}"
         truth = ReturnCard(p, c) if back else Sweep(p, c)

@@ -12,7 +12,9 @@ JSON (the core compares states to decide whether to ASK).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 
 from referee.cards import Card, full_deck
 from referee.core import Move
@@ -173,21 +175,17 @@ class CrushState:
                 return p
         return player
 
-    def located(self) -> dict[Card, int]:
+    def located(self) -> Counter[Card]:
         """Cards whose place is known: on the table, under the draw pile, in a known hand."""
-        out: dict[Card, int] = {}
-        cards: list[Card] = [c for b in self.draw_under for c in b]
-        cards += [c for v in self.hand_known.values() for c in v]
+        parts: list[list[Card]] = [*self.draw_under, *self.hand_known.values()]
         if self.conquest:
-            cards += [c for slot in self.conquest.slots.values() for c in slot.shown]
-        for c in cards:
-            out[c] = out.get(c, 0) + 1
-        return out
+            parts += [slot.shown for slot in self.conquest.slots.values()]
+        return Counter(chain.from_iterable(parts))
 
     def unseen(self) -> dict[Card, int]:
         """Cards of unknown place (the deck minus :meth:`located`), with their counts."""
         located = self.located()
-        return {c: n - located.get(c, 0) for c, n in DECK_COUNTS.items() if n > located.get(c, 0)}
+        return {c: n - located[c] for c, n in DECK_COUNTS.items() if n > located[c]}
 
     def bump(self, counter: str, by: int = 1) -> None:
         self.counters[counter] = self.counters.get(counter, 0) + by
