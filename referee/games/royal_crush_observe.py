@@ -217,9 +217,10 @@ def _on_mat(s: CrushState, side: str, holds, make, missing: str) -> list[Move]:
     q = s.conquest
     if q is None or side not in SIDES:
         raise IllegalMove(missing)
-    here = [p for p, slot in q.slots.items() if slot.side == side and holds(p, slot)]
+    seats = [p for p in s.clockwise_from(q.attacker) if p in q.slots]
+    here = [p for p in seats if q.slots[p].side == side and holds(p, q.slots[p])]
     if not here and q.resolution:
-        here = [p for p, slot in q.slots.items() if q.resolution.sides.get(p) == side and holds(p, slot)]
+        here = [p for p in seats if q.resolution.sides.get(p) == side and holds(p, q.slots[p])]
     if not here:
         raise IllegalMove(missing)
     return [make(p) for p in here]
