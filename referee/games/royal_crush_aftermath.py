@@ -69,8 +69,7 @@ class AftermathRules:
             parts = [f"{c}={v}" for p, c, v in res.powers if res.sides[p] == side]
             mult = " x2 combo" if res.multipliers[side] > 1 else ""
             text = f"{side} side: {' '.join(parts) or 'no cards'}{mult} = {res.totals[side]}"
-            notes.append(state_change(text,
-                                      side=side, total=res.totals[side]))
+            notes.append(state_change(text, side=side, total=res.totals[side]))
         if res.multipliers["attacker"] > 1 or res.multipliers["victim"] > 1 or res.player_multipliers:
             s.bump("combos")
         a, v = res.totals["attacker"], res.totals["victim"]
@@ -224,8 +223,11 @@ class AftermathRules:
         if not s.drawers:
             return notes + self._start_next(s)
         s.phase = DRAW
-        names = ", ".join(s.drawers)
-        text = f"Draw one card each, clockwise from {q.attacker}: {names}"
+        if len(set(s.drawers)) == len(s.drawers):
+            text = f"Draw one card each, clockwise from {q.attacker}: {', '.join(s.drawers)}"
+        else:  # empty_hand_refill: hand_size
+            counts = {p: s.drawers.count(p) for p in s.drawers}
+            text = "Draw a new hand: " + ", ".join(f"{p} {n} cards" for p, n in counts.items())
         notes.append(legal(text, drawers=list(s.drawers)))
         return notes
 
@@ -256,8 +258,6 @@ class AftermathRules:
 
     # C9
     def _start_next(self, s: CrushState) -> list[Announcement]:
-        q = s.conquest
-        assert q
         ace = s.next_attacker
         s.next_attacker = None
         if ace and ace not in s.eliminated:
