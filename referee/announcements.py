@@ -34,6 +34,8 @@ class Announcement:
         return {"v": FORMAT_VERSION, "kind": self.kind, "text": self.text, "data": self.data}
 
     def to_text(self) -> str:
+        if self.kind == "ASK" and self.data.get("choices"):
+            return f"[{self.kind}] {self.text} (answer: {' / '.join(map(str, self.data['choices']))})"
         return f"[{self.kind}] {self.text}"
 
 
