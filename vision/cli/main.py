@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "referee": ("referee.commands.referee_cmd", "referee a game from a JSONL file of observations"),
     "play": ("referee.commands.play", "interactive terminal referee: type observations"),
     "simulate": ("referee.commands.simulate", "random legal playouts and a summary"),
+    "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
 }
 
 
