@@ -63,8 +63,11 @@ class Layout:
 
 
 def _pair(value: Any, loc: str) -> tuple[float, float]:
-    if not (isinstance(value, (list, tuple)) and len(value) == 2
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)):
+    if not (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+    ):
         raise ConfigError(f"{loc}: expected a pair of numbers [x, y], got {value!r}")
     return float(value[0]), float(value[1])
 
@@ -104,8 +107,13 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
         if face not in FACES:
             raise ConfigError(f"{loc}: field 'face': expected up or down, got {face!r}")
         zones[zid] = Zone(
-            str(zid), _pair(z["center"], f"{loc}: field 'center'"), _pair(z["size"], f"{loc}: field 'size'"),
-            kind, face, bool(z.get("rotated", False)), z.get("over"),
+            str(zid),
+            _pair(z["center"], f"{loc}: field 'center'"),
+            _pair(z["size"], f"{loc}: field 'size'"),
+            kind,
+            face,
+            bool(z.get("rotated", False)),
+            z.get("over"),
         )
     for z in zones.values():
         if z.over is not None and z.over not in zones:

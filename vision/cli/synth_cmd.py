@@ -10,13 +10,18 @@ from referee.errors import CardrefError
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description="Render labelled synthetic card-table images "
-                                "(YOLO dataset), deterministic for a seed.")
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Render labelled synthetic card-table images (YOLO dataset), deterministic for a seed.",
+    )
     p.add_argument("--out", help="output folder (dataset) or PNG file (--preview)")
     p.add_argument("--images", type=int, default=200, help="number of images (default 200)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--recipe", default="datasets/recipes/train.yaml",
-                   help="deck recipe YAML (default datasets/recipes/train.yaml)")
+    p.add_argument(
+        "--recipe",
+        default="datasets/recipes/train.yaml",
+        help="deck recipe YAML (default datasets/recipes/train.yaml)",
+    )
     p.add_argument("--imgsz", type=int, default=960, help="longest image side at most (default 960)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
     p.add_argument("--layout", default="royal_family", help="table layout of the layout scenes")
@@ -43,8 +48,17 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError("--out: required (a folder for the dataset)")
     from vision.synth.dataset import generate
 
-    summary = generate(args.out, args.images, args.seed, args.recipe, args.imgsz, args.workers, args.layout,
-                       args.val_every, progress=not args.quiet)
+    summary = generate(
+        args.out,
+        args.images,
+        args.seed,
+        args.recipe,
+        args.imgsz,
+        args.workers,
+        args.layout,
+        args.val_every,
+        progress=not args.quiet,
+    )
     print(json.dumps(summary))
     sys.stdout.flush()
     return 0

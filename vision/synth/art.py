@@ -118,7 +118,7 @@ def discover_decks(root: Path) -> list[DeckSource]:
     for f in sorted((root / "usr/share/aisleriot/cards").glob("*.svgz")):
         decks.append(DeckSource(f"gnome-{f.stem}", "gnome-cards-data", str(f.relative_to(root)), "gnome"))
     for f in sorted((root / "usr/share/carddecks").glob("svg-*/*.svgz")):
-        name = "kde-" + f.parent.name[len("svg-"):]
+        name = "kde-" + f.parent.name[len("svg-") :]
         decks.append(DeckSource(name, "kdegames-card-data-kf5", str(f.relative_to(root)), "kde"))
     return [d for d in decks if d.name not in SKIP_DECKS]
 
@@ -132,7 +132,7 @@ def check_face(img: Image.Image) -> str | None:
     if not ASPECT_RANGE[0] <= aspect <= ASPECT_RANGE[1]:
         return f"aspect {aspect:.2f} outside {ASPECT_RANGE}"
     a = np.asarray(img.convert("RGBA"))
-    body = a[h // 8: h - h // 8, w // 8: w - w // 8]
+    body = a[h // 8 : h - h // 8, w // 8 : w - w // 8]
     if (body[..., 3] > 250).mean() < 0.98:
         return "body not opaque"
     rgb = body[..., :3].astype(np.float32)
@@ -352,8 +352,9 @@ def build(force: bool = False, jobs: int | None = None) -> Path:
             d = futures[fut]
             faces = fut.result()
             result[d.name] = {"package": d.package, "faces": faces}
-            print(f"art: [{n}/{len(decks)}] {d.name}: {len(faces)} of {len(CLASSES)} classes",
-                  file=sys.stderr)
+            print(
+                f"art: [{n}/{len(decks)}] {d.name}: {len(faces)} of {len(CLASSES)} classes", file=sys.stderr
+            )
     backgrounds = prepare_backgrounds(root, out / "backgrounds")
     data = {
         "version": MANIFEST_VERSION,

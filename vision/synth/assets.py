@@ -46,8 +46,9 @@ def load_manifest(root: Path | None = None) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError:
-        raise ConfigError(f"{path}: card art cache missing: run `make art` "
-                          "(or python -m vision.synth.art) first") from None
+        raise ConfigError(
+            f"{path}: card art cache missing: run `make art` (or python -m vision.synth.art) first"
+        ) from None
     except json.JSONDecodeError as e:
         raise ConfigError(f"{path}: not valid JSON: {e.msg}") from None
 
@@ -64,8 +65,12 @@ def load_recipe(path: str | Path) -> Recipe:
         raise ConfigError(f"{p}: not valid YAML: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("decks"), list) or not data["decks"]:
         raise ConfigError(f"{p}: field 'decks': expected a non-empty list of deck names")
-    return Recipe(str(data.get("name", p.stem)), tuple(str(d) for d in data["decks"]), str(p),
-                  dict(data.get("options") or {}))
+    return Recipe(
+        str(data.get("name", p.stem)),
+        tuple(str(d) for d in data["decks"]),
+        str(p),
+        dict(data.get("options") or {}),
+    )
 
 
 class Art:
@@ -77,8 +82,10 @@ class Art:
         decks = manifest.get("decks", {})
         missing = [d for d in recipe.decks if d not in decks]
         if missing:
-            raise ConfigError(f"{recipe.source}: field 'decks': not in the art cache: {', '.join(missing)} "
-                              f"(available: {', '.join(sorted(decks))})")
+            raise ConfigError(
+                f"{recipe.source}: field 'decks': not in the art cache: {', '.join(missing)} "
+                f"(available: {', '.join(sorted(decks))})"
+            )
         self.decks = [Deck(d, {c: tuple(v) for c, v in decks[d]["faces"].items()}) for d in recipe.decks]
         self.decks = [d for d in self.decks if d.faces]
         if not self.decks:

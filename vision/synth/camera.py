@@ -72,14 +72,25 @@ class Camera:
         """Bounding rectangle (cm) of the table area the image sees (undistorted)."""
         Hinv = np.linalg.inv(self.homography())
         w, h = self.width, self.height
-        corners = np.array([[-margin, -margin], [w + margin, -margin], [w + margin, h + margin],
-                            [-margin, h + margin]], dtype=np.float64).reshape(-1, 1, 2)
+        corners = np.array(
+            [[-margin, -margin], [w + margin, -margin], [w + margin, h + margin], [-margin, h + margin]],
+            dtype=np.float64,
+        ).reshape(-1, 1, 2)
         pts = cv2.perspectiveTransform(corners, Hinv).reshape(-1, 2)
         return float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())
 
 
-def look_at(width: int, height: int, target: tuple[float, float], extent_cm: float, fov_deg: float,
-            tilt_deg: float, tilt_dir_deg: float, yaw_deg: float, k1: float = 0.0) -> Camera:
+def look_at(
+    width: int,
+    height: int,
+    target: tuple[float, float],
+    extent_cm: float,
+    fov_deg: float,
+    tilt_deg: float,
+    tilt_dir_deg: float,
+    yaw_deg: float,
+    k1: float = 0.0,
+) -> Camera:
     """A camera aimed at ``target`` (cm) that sees about ``extent_cm`` across its wider side.
 
     ``tilt_deg`` is the angle from straight down, leaning towards azimuth ``tilt_dir_deg``;

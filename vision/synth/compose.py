@@ -46,8 +46,14 @@ class CardSprite:
         ux = np.array([math.cos(a), math.sin(a)])  # along the image's x (top edge)
         vy = np.array([math.sin(a), -math.cos(a)])  # along the image's y (downwards on the face)
         c = np.array(self.center)
-        return np.array([c - ux * w / 2 - vy * h / 2, c + ux * w / 2 - vy * h / 2,
-                         c + ux * w / 2 + vy * h / 2, c - ux * w / 2 + vy * h / 2])
+        return np.array(
+            [
+                c - ux * w / 2 - vy * h / 2,
+                c + ux * w / 2 - vy * h / 2,
+                c + ux * w / 2 + vy * h / 2,
+                c - ux * w / 2 + vy * h / 2,
+            ]
+        )
 
     def face_point(self, u: float, v: float) -> np.ndarray:
         """Table cm of face-normalised point (u right, v down, both 0..1)."""
@@ -88,7 +94,9 @@ def draw_surface(surface: Surface, H: np.ndarray, width: int, height: int) -> np
     # Texture pixel (i, j) sits at table cm (j, i) / px_per_cm; wrap to tile the plane.
     S = np.array([[1 / surface.px_per_cm, 0, 0], [0, 1 / surface.px_per_cm, 0], [0, 0, 1]])
     M = H @ S
-    out = cv2.warpPerspective(tex, M, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+    out = cv2.warpPerspective(
+        tex, M, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101
+    )
     # BORDER_REFLECT tiles mirrored copies, which hides the seams of a finite texture patch.
     del th, tw
     return out.astype(np.float32)
@@ -105,8 +113,9 @@ def _mip_level(face_h: int, target_h: float) -> int:
     return level
 
 
-def draw_card(canvas: Canvas, H: np.ndarray, card: CardSprite, index: int, light: Light,
-              px_per_cm: float) -> Drawn:
+def draw_card(
+    canvas: Canvas, H: np.ndarray, card: CardSprite, index: int, light: Light, px_per_cm: float
+) -> Drawn:
     """Composite one card (and its contact shadow) and mark it in the instance map."""
     img_h, img_w = canvas.ids.shape
     q = cv2.perspectiveTransform(card.corners().reshape(-1, 1, 2), H).reshape(-1, 2)
@@ -126,8 +135,14 @@ def draw_card(canvas: Canvas, H: np.ndarray, card: CardSprite, index: int, light
     h, w = img.shape[:2]
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     M = cv2.getPerspectiveTransform(src, (q - [x0, y0]).astype(np.float32))
-    warped = cv2.warpPerspective(img, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    warped = cv2.warpPerspective(
+        img,
+        M,
+        (x1 - x0, y1 - y0),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0, 0),
+    )
     alpha = warped[..., 3].astype(np.float32) * (1 / 255)
     roi = canvas.image[y0:y1, x0:x1]
     # Contact shadow: the card's own silhouette, shifted away from the light and blurred.
@@ -142,8 +157,14 @@ def draw_card(canvas: Canvas, H: np.ndarray, card: CardSprite, index: int, light
     return Drawn(q, area, (x0, y0, x1, y1))
 
 
-def draw_cards(canvas: Canvas, H: np.ndarray, cards: list[CardSprite], light: Light, px_per_cm: float,
-               first_index: int = 0) -> None:
+def draw_cards(
+    canvas: Canvas,
+    H: np.ndarray,
+    cards: list[CardSprite],
+    light: Light,
+    px_per_cm: float,
+    first_index: int = 0,
+) -> None:
     for i, c in enumerate(cards):
         canvas.drawn.append(draw_card(canvas, H, c, first_index + i, light, px_per_cm))
 

@@ -59,8 +59,14 @@ def _make(index: int) -> tuple[int, int, int]:
     (out / "images" / split / f"{name}.jpg").write_bytes(s.jpeg)
     lines = yolo_lines(s.labels, s.width, s.height, CLASS_ID)
     (out / "labels" / split / f"{name}.txt").write_text("".join(ln + "\n" for ln in lines))
-    quads = {"image": f"images/{split}/{name}.jpg", "width": s.width, "height": s.height, "scene": s.scene,
-             "decks": s.decks, "cards": [asdict(lb) for lb in s.labels]}
+    quads = {
+        "image": f"images/{split}/{name}.jpg",
+        "width": s.width,
+        "height": s.height,
+        "scene": s.scene,
+        "decks": s.decks,
+        "cards": [asdict(lb) for lb in s.labels],
+    }
     (out / "quads" / split / f"{name}.json").write_text(json.dumps(quads, separators=(",", ":")) + "\n")
     return index, len(lines), len(s.jpeg)
 
@@ -85,8 +91,10 @@ class Progress:
         left = (self.total - self.done) / rate if rate > 0 else 0.0
         width = 30
         fill = int(width * self.done / max(1, self.total))
-        self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} "
-                          f"{rate:5.1f} img/s  {left:5.0f}s left")
+        self.stream.write(
+            f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} "
+            f"{rate:5.1f} img/s  {left:5.0f}s left"
+        )
         if self.done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
@@ -97,13 +105,30 @@ def write_meta(out: Path, recipe: Recipe, job: Job, n: int) -> None:
     data = {"path": str(out.resolve()), "train": "images/train", "val": "images/val", "names": names}
     (out / "data.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     (out / "classes.txt").write_text("".join(c + "\n" for c in CLASSES))
-    meta = {"generator": "cardref synth", "images": n, "seed": job.seed, "imgsz": job.imgsz,
-            "recipe": recipe.name, "decks": list(recipe.decks), "layout": job.layout, "val_every": job.val_every}
+    meta = {
+        "generator": "cardref synth",
+        "images": n,
+        "seed": job.seed,
+        "imgsz": job.imgsz,
+        "recipe": recipe.name,
+        "decks": list(recipe.decks),
+        "layout": job.layout,
+        "val_every": job.val_every,
+    }
     (out / "synth.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
-def generate(out: str | Path, images: int, seed: int, recipe: str, imgsz: int = 960, workers: int | None = None,
-             layout: str = "royal_family", val_every: int = 10, progress: bool = True) -> dict:
+def generate(
+    out: str | Path,
+    images: int,
+    seed: int,
+    recipe: str,
+    imgsz: int = 960,
+    workers: int | None = None,
+    layout: str = "royal_family",
+    val_every: int = 10,
+    progress: bool = True,
+) -> dict:
     out = Path(out)
     rec = load_recipe(recipe)
     Art(rec)  # fail early, with a clear error, when the art cache is missing
@@ -130,5 +155,10 @@ def generate(out: str | Path, images: int, seed: int, recipe: str, imgsz: int = 
                 if bar:
                     bar.update()
     seconds = time.perf_counter() - t0
-    return {"images": images, "boxes": boxes, "seconds": round(seconds, 2),
-            "images_per_second": round(images / seconds, 2) if seconds else None, "out": str(out)}
+    return {
+        "images": images,
+        "boxes": boxes,
+        "seconds": round(seconds, 2),
+        "images_per_second": round(images / seconds, 2) if seconds else None,
+        "out": str(out),
+    }

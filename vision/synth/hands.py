@@ -16,8 +16,15 @@ import numpy as np
 
 from vision.synth.compose import OCCLUDER, Canvas, Light
 
-SKIN_TONES = ((233, 196, 170), (224, 172, 138), (198, 142, 108), (160, 110, 80), (120, 80, 55),
-              (90, 60, 45), (240, 205, 185))
+SKIN_TONES = (
+    (233, 196, 170),
+    (224, 172, 138),
+    (198, 142, 108),
+    (160, 110, 80),
+    (120, 80, 55),
+    (90, 60, 45),
+    (240, 205, 185),
+)
 SLEEVES = ((30, 30, 35), (200, 200, 205), (40, 60, 120), (120, 30, 35), (60, 90, 60), (150, 120, 90))
 
 
@@ -35,8 +42,15 @@ class Hand:
     def random(cls, rng: np.random.Generator, tip: tuple[float, float], direction: float) -> Hand:
         skin = SKIN_TONES[int(rng.integers(len(SKIN_TONES)))]
         sleeve = SLEEVES[int(rng.integers(len(SLEEVES)))] if rng.random() < 0.7 else None
-        return cls(tip, direction, float(rng.uniform(16, 21)), float(rng.uniform(0, 1)), skin, sleeve,
-                   float(rng.uniform(3, 12)))
+        return cls(
+            tip,
+            direction,
+            float(rng.uniform(16, 21)),
+            float(rng.uniform(0, 1)),
+            skin,
+            sleeve,
+            float(rng.uniform(3, 12)),
+        )
 
     def parts(self) -> list[tuple[np.ndarray, tuple[int, int, int]]]:
         """(polygon in cm, colour) from the back (sleeve) to the front (fingers)."""
@@ -53,15 +67,18 @@ class Hand:
         polys.append((arm, self.skin))
         if self.sleeve is not None:
             cuff = wrist - d * 12
-            polys.append((np.array([cuff + n * 4.3, cuff - n * 4.3, elbow - n * 5.5, elbow + n * 5.5]),
-                          self.sleeve))
+            polys.append(
+                (np.array([cuff + n * 4.3, cuff - n * 4.3, elbow - n * 5.5, elbow + n * 5.5]), self.sleeve)
+            )
         ang = np.linspace(0, 2 * math.pi, 20, endpoint=False)
         palm = palm_c + np.outer(np.cos(ang), d) * L * 0.3 + np.outer(np.sin(ang), n) * 4.4
         polys.append((palm, self.skin))
         base = palm_c + d * L * 0.2
         for k, off in enumerate((-2.7, -0.9, 0.9, 2.6)):
             fl = L * (0.42, 0.5, 0.48, 0.38)[k]
-            fd = d * math.cos(math.radians(off * 6 * self.spread)) + n * math.sin(math.radians(off * 6 * self.spread))
+            fd = d * math.cos(math.radians(off * 6 * self.spread)) + n * math.sin(
+                math.radians(off * 6 * self.spread)
+            )
             root = base + n * off
             polys.append((_capsule(root, root + fd * fl, 0.85), self.skin))
         th_dir = d * 0.55 + n * 0.85
@@ -82,8 +99,14 @@ def _capsule(p0: np.ndarray, p1: np.ndarray, r: float) -> np.ndarray:
     return np.array(end1 + end0)
 
 
-def draw_hand(canvas: Canvas, H: np.ndarray, hand: Hand, light: Light, px_per_cm: float,
-              rng: np.random.Generator | None = None) -> None:
+def draw_hand(
+    canvas: Canvas,
+    H: np.ndarray,
+    hand: Hand,
+    light: Light,
+    px_per_cm: float,
+    rng: np.random.Generator | None = None,
+) -> None:
     """Shadow, then the hand itself; its pixels become OCCLUDER in the instance map."""
     h, w = canvas.ids.shape
     mask = np.zeros((h, w), np.uint8)

@@ -44,8 +44,14 @@ def index_visibility(card: CardSprite, index: int, H: np.ndarray, ids: np.ndarra
     best = 0.0
     h, w = ids.shape
     for (u0, v0), (u1, v1) in INDEX_REGIONS:
-        pts = np.array([card.face_point(u0, v0), card.face_point(u1, v0), card.face_point(u1, v1),
-                        card.face_point(u0, v1)])
+        pts = np.array(
+            [
+                card.face_point(u0, v0),
+                card.face_point(u1, v0),
+                card.face_point(u1, v1),
+                card.face_point(u0, v1),
+            ]
+        )
         q = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), H).reshape(-1, 2)
         x0, y0 = max(0, int(np.floor(q[:, 0].min()))), max(0, int(np.floor(q[:, 1].min())))
         x1, y1 = min(w, int(np.ceil(q[:, 0].max())) + 1), min(h, int(np.ceil(q[:, 1].max())) + 1)
@@ -62,8 +68,9 @@ def index_visibility(card: CardSprite, index: int, H: np.ndarray, ids: np.ndarra
     return best
 
 
-def label_cards(cards: list[CardSprite], drawn: list[Drawn], cam: Camera, ids_flat: np.ndarray,
-                ids_final: np.ndarray) -> list[CardLabel]:
+def label_cards(
+    cards: list[CardSprite], drawn: list[Drawn], cam: Camera, ids_flat: np.ndarray, ids_final: np.ndarray
+) -> list[CardLabel]:
     """Apply the hidden-card rule (on the undistorted map) and take boxes from the final map."""
     H = cam.homography()
     out: list[CardLabel] = []
@@ -77,19 +84,34 @@ def label_cards(cards: list[CardSprite], drawn: list[Drawn], cam: Camera, ids_fl
         idx_vis = 0.0
         if card.face_up and MIN_VISIBLE_WITH_INDEX <= visible < MIN_VISIBLE:
             idx_vis = index_visibility(card, i, H, ids_flat)
-        labelled = bool(visible >= MIN_VISIBLE or (visible >= MIN_VISIBLE_WITH_INDEX and idx_vis >= INDEX_VISIBLE))
+        labelled = bool(
+            visible >= MIN_VISIBLE or (visible >= MIN_VISIBLE_WITH_INDEX and idx_vis >= INDEX_VISIBLE)
+        )
         box = None
         if labelled:
             box = _box(i, card, cam, ids_final, dr)
             if box is None or min(box[2] - box[0], box[3] - box[1]) < MIN_BOX_PX:
                 labelled, box = False, None
-        out.append(CardLabel(i, card.cls, card.identity, card.zone, round(float(visible), 4),
-                             round(float(idx_vis), 4), labelled, box, [[round(x, 2), round(y, 2)] for x, y in quad]))
+        out.append(
+            CardLabel(
+                i,
+                card.cls,
+                card.identity,
+                card.zone,
+                round(float(visible), 4),
+                round(float(idx_vis), 4),
+                labelled,
+                box,
+                [[round(x, 2), round(y, 2)] for x, y in quad],
+            )
+        )
     del h, w
     return out
 
 
-def _box(i: int, card: CardSprite, cam: Camera, ids: np.ndarray, dr: Drawn) -> tuple[int, int, int, int] | None:
+def _box(
+    i: int, card: CardSprite, cam: Camera, ids: np.ndarray, dr: Drawn
+) -> tuple[int, int, int, int] | None:
     h, w = ids.shape
     if cam.k1 == 0.0 and dr.roi is not None:
         x0, y0, x1, y1 = dr.roi

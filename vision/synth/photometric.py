@@ -32,13 +32,24 @@ class Look:
         k = 1.0 if strong else 0.5
         warm = rng.uniform(-1, 1) * 0.12 * k
         temp = (1 + warm, 1.0 + rng.uniform(-0.03, 0.03), 1 - warm)
-        glare = (float(rng.uniform(0.2, 0.7) if rng.random() < 0.3 * k else 0.0), float(rng.uniform(0, 1)),
-                 float(rng.uniform(0, 1)), float(rng.uniform(0.08, 0.35)))
-        motion = (float(rng.uniform(2, 9)) if rng.random() < 0.12 * k else 0.0, float(rng.uniform(0, math.pi)))
+        glare = (
+            float(rng.uniform(0.2, 0.7) if rng.random() < 0.3 * k else 0.0),
+            float(rng.uniform(0, 1)),
+            float(rng.uniform(0, 1)),
+            float(rng.uniform(0.08, 0.35)),
+        )
+        motion = (
+            float(rng.uniform(2, 9)) if rng.random() < 0.12 * k else 0.0,
+            float(rng.uniform(0, math.pi)),
+        )
         blur = float(rng.uniform(0.5, 2.0)) if rng.random() < 0.3 * k else 0.0
         return cls(
             gain=float(rng.uniform(0.65, 1.15)),
-            gradient=(float(rng.uniform(0, 0.45) * k), float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(-0.3, 0.3))),
+            gradient=(
+                float(rng.uniform(0, 0.45) * k),
+                float(rng.uniform(0, 2 * math.pi)),
+                float(rng.uniform(-0.3, 0.3)),
+            ),
             vignette=float(rng.uniform(0, 0.35)),
             glare=glare,
             temperature=temp,
@@ -95,8 +106,14 @@ def apply_blur(img: np.ndarray, look: Look) -> np.ndarray:
         k = np.zeros((n, n), np.float32)
         c = n // 2
         dx, dy = math.cos(ang) * c, math.sin(ang) * c
-        cv2.line(k, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1,
-                 cv2.LINE_AA)
+        cv2.line(
+            k,
+            (int(round(c - dx)), int(round(c - dy))),
+            (int(round(c + dx)), int(round(c + dy))),
+            1.0,
+            1,
+            cv2.LINE_AA,
+        )
         k /= k.sum()
         img = cv2.filter2D(img, -1, k)
     return img
@@ -116,7 +133,9 @@ def to_uint8_with_noise(img: np.ndarray, look: Look, rng: np.random.Generator) -
 
 
 def encode_jpeg(rgb: np.ndarray, quality: int) -> bytes:
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    ok, buf = cv2.imencode(
+        ".jpg", cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, int(quality)]
+    )
     if not ok:
         raise RuntimeError("JPEG encoding failed")
     return buf.tobytes()

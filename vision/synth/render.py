@@ -66,10 +66,11 @@ def draw_clutter(canvas: Canvas, H: np.ndarray, items: list[Clutter], light: Lig
     img = canvas.image
     for c in items:
         pts = cv2.perspectiveTransform(c.polygon.reshape(-1, 1, 2), H).reshape(-1, 2)
-        shadow = (pts + np.array([light.dx, light.dy]) * 0.4 * ppc)
+        shadow = pts + np.array([light.dx, light.dy]) * 0.4 * ppc
         cv2.fillPoly(img, [np.round(shadow * 4).astype(np.int32)], (0, 0, 0), cv2.LINE_AA, shift=2)
-        cv2.fillPoly(img, [np.round(pts * 4).astype(np.int32)], tuple(float(v) for v in c.colour), cv2.LINE_AA,
-                     shift=2)
+        cv2.fillPoly(
+            img, [np.round(pts * 4).astype(np.int32)], tuple(float(v) for v in c.colour), cv2.LINE_AA, shift=2
+        )
         for ln in c.lines:
             q = cv2.perspectiveTransform(ln.reshape(-1, 1, 2), H).reshape(-1, 2)
             cv2.fillPoly(img, [np.round(q * 4).astype(np.int32)], (60, 60, 70), cv2.LINE_AA, shift=2)
@@ -78,10 +79,14 @@ def draw_clutter(canvas: Canvas, H: np.ndarray, items: list[Clutter], light: Lig
 def random_light(rng: np.random.Generator) -> Light:
     a = float(rng.uniform(0, 2 * math.pi))
     r = float(rng.uniform(0.2, 1.0))
-    return Light(math.cos(a) * r, math.sin(a) * r, float(rng.uniform(0.15, 0.5)), float(rng.uniform(0.6, 2.0)))
+    return Light(
+        math.cos(a) * r, math.sin(a) * r, float(rng.uniform(0.15, 0.5)), float(rng.uniform(0.6, 2.0))
+    )
 
 
-def pick_scene(rng: np.random.Generator, art: Art, layout: Layout, weights: dict[str, float] | None = None) -> Scene:
+def pick_scene(
+    rng: np.random.Generator, art: Art, layout: Layout, weights: dict[str, float] | None = None
+) -> Scene:
     weights = weights or SCENE_WEIGHTS
     kinds = list(weights)
     p = np.array([weights[k] for k in kinds], np.float64)
@@ -93,8 +98,9 @@ def pick_scene(rng: np.random.Generator, art: Art, layout: Layout, weights: dict
     return closeup_scene(rng, art)
 
 
-def render_sample(art: Art, layout: Layout, seed: int, index: int, imgsz: int = 960,
-                  weights: dict[str, float] | None = None) -> Sample:
+def render_sample(
+    art: Art, layout: Layout, seed: int, index: int, imgsz: int = 960, weights: dict[str, float] | None = None
+) -> Sample:
     rng = np.random.default_rng([seed, index])
     scene = pick_scene(rng, art, layout, weights)
     w, h = image_size(rng, imgsz)
@@ -114,8 +120,9 @@ def render_sample(art: Art, layout: Layout, seed: int, index: int, imgsz: int = 
     maps = cam.distortion_maps()
     if maps is not None:
         img = cv2.remap(img, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
-        ids_final = cv2.remap(ids_flat, maps[0], maps[1], cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
-                              borderValue=-1)
+        ids_final = cv2.remap(
+            ids_flat, maps[0], maps[1], cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=-1
+        )
     else:
         ids_final = ids_flat
     img = apply_blur(img, look)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from referee.cards import CLASSES
-from vision.layout import Layout, Zone
+from vision.layout import Layout
 from vision.synth.assets import Art, Deck
 from vision.synth.compose import CardSprite
 from vision.synth.hands import Hand
@@ -68,8 +68,9 @@ class Dealer:
             options = [d for d in self.art.decks if d.faces]
         return options[int(self.rng.integers(len(options)))]
 
-    def sprite(self, identity: str, face_up: bool, center: tuple[float, float], angle: float,
-               zone: str | None = None) -> CardSprite:
+    def sprite(
+        self, identity: str, face_up: bool, center: tuple[float, float], angle: float, zone: str | None = None
+    ) -> CardSprite:
         shown = identity if face_up else "BACK"
         deck = self.deck_for(shown)
         files = deck.faces.get(shown) or next(iter(deck.faces.values()))
@@ -77,8 +78,16 @@ class Dealer:
         face = self.art.face(rel)
         aspect = face.shape[0] / face.shape[1]
         h = CARD_H * self.scale
-        return CardSprite(identity, face_up, str(self.art.root / "faces" / rel), center, angle,
-                          (h / aspect, h), zone=zone, tint=float(self.rng.uniform(0.9, 1.0)))
+        return CardSprite(
+            identity,
+            face_up,
+            str(self.art.root / "faces" / rel),
+            center,
+            angle,
+            (h / aspect, h),
+            zone=zone,
+            tint=float(self.rng.uniform(0.9, 1.0)),
+        )
 
 
 def shuffled_cards(rng: np.random.Generator, n: int, jokers: bool = True) -> list[str]:
@@ -92,21 +101,42 @@ def shuffled_cards(rng: np.random.Generator, n: int, jokers: bool = True) -> lis
 
 
 # ---- groups of cards -------------------------------------------------------------------------------
-def pile(d: Dealer, ids: list[str], face_up: bool, center: tuple[float, float], angle: float,
-         zone: str | None = None, messy: float = 1.0) -> list[CardSprite]:
+def pile(
+    d: Dealer,
+    ids: list[str],
+    face_up: bool,
+    center: tuple[float, float],
+    angle: float,
+    zone: str | None = None,
+    messy: float = 1.0,
+) -> list[CardSprite]:
     """A stack: each card slightly shifted and turned, so edges show under the top card."""
     rng = d.rng
     out = []
     drift = rng.normal(0, 0.12, 2) * messy
     for i, cid in enumerate(ids):
         jitter = rng.normal(0, 0.08, 2) * messy + drift * i / max(1, len(ids))
-        out.append(d.sprite(cid, face_up, (center[0] + jitter[0], center[1] + jitter[1]),
-                            angle + float(rng.normal(0, 1.5)) * messy, zone))
+        out.append(
+            d.sprite(
+                cid,
+                face_up,
+                (center[0] + jitter[0], center[1] + jitter[1]),
+                angle + float(rng.normal(0, 1.5)) * messy,
+                zone,
+            )
+        )
     return out
 
 
-def row(d: Dealer, ids: list[str], center: tuple[float, float], angle: float, step: float,
-        zone: str | None = None, face_up: bool = True) -> list[CardSprite]:
+def row(
+    d: Dealer,
+    ids: list[str],
+    center: tuple[float, float],
+    angle: float,
+    step: float,
+    zone: str | None = None,
+    face_up: bool = True,
+) -> list[CardSprite]:
     """Cards side by side along the card's x axis, ``step`` cm apart (overlap when small)."""
     a = math.radians(angle)
     ux = np.array([math.cos(a), math.sin(a)])
@@ -114,11 +144,15 @@ def row(d: Dealer, ids: list[str], center: tuple[float, float], angle: float, st
     out = []
     for i, cid in enumerate(ids):
         p = np.array(center) + ux * step * (i - (n - 1) / 2) + d.rng.normal(0, 0.15, 2)
-        out.append(d.sprite(cid, face_up, (float(p[0]), float(p[1])), angle + float(d.rng.normal(0, 2)), zone))
+        out.append(
+            d.sprite(cid, face_up, (float(p[0]), float(p[1])), angle + float(d.rng.normal(0, 2)), zone)
+        )
     return out
 
 
-def fan(d: Dealer, ids: list[str], pivot: tuple[float, float], angle: float, spread_deg: float) -> list[CardSprite]:
+def fan(
+    d: Dealer, ids: list[str], pivot: tuple[float, float], angle: float, spread_deg: float
+) -> list[CardSprite]:
     """Cards held in a fan: turned about a point near their bottom edge."""
     n = len(ids)
     out = []
@@ -131,15 +165,24 @@ def fan(d: Dealer, ids: list[str], pivot: tuple[float, float], angle: float, spr
     return out
 
 
-def across(d: Dealer, base: str, hits: list[str], center: tuple[float, float], angle: float,
-           zone: str | None = None, hits_zone: str | None = None) -> list[CardSprite]:
+def across(
+    d: Dealer,
+    base: str,
+    hits: list[str],
+    center: tuple[float, float],
+    angle: float,
+    zone: str | None = None,
+    hits_zone: str | None = None,
+) -> list[CardSprite]:
     """A card with others laid crosswise over it (fortification hits)."""
     out = [d.sprite(base, True, center, angle, zone)]
     a = math.radians(angle)
     along = np.array([math.sin(a), -math.cos(a)])
     for i, cid in enumerate(hits):
         p = np.array(center) + along * (i - (len(hits) - 1) / 2) * d.rng.uniform(1.2, 2.2)
-        out.append(d.sprite(cid, True, (float(p[0]), float(p[1])), angle + 90 + float(d.rng.normal(0, 4)), hits_zone))
+        out.append(
+            d.sprite(cid, True, (float(p[0]), float(p[1])), angle + 90 + float(d.rng.normal(0, 4)), hits_zone)
+        )
     return out
 
 
@@ -166,33 +209,50 @@ def layout_scene(rng: np.random.Generator, art: Art, layout: Layout) -> Scene:
                     hz = next((h for h in layout.table_zones if h.over == z.id), None)
                     k = int(rng.integers(0, 4))
                     if hz is not None and k:
-                        cards += across(d, next(take), [next(take) for _ in range(k)], (cx, cy),
-                                        base_angle, z.id, hz.id)[1:]
+                        cards += across(
+                            d, next(take), [next(take) for _ in range(k)], (cx, cy), base_angle, z.id, hz.id
+                        )[1:]
         else:
             n = int(rng.integers(0, 4))
-            if z.id == "joker_spot":
-                ids = ["JK"] * int(rng.integers(0, 3))
-            else:
-                ids = [next(take) for _ in range(n)]
+            ids = ["JK"] * int(rng.integers(0, 3)) if z.id == "joker_spot" else [next(take) for _ in range(n)]
             if ids:
                 step = min(cw * 1.08, (z.size[0] - cw) / max(1, len(ids) - 1) if len(ids) > 1 else cw)
                 step = max(step, cw * 0.3)
                 cards += row(d, ids, (cx, cy), base_angle + float(rng.normal(0, 2)), step, z.id)
     aim = _table_aim(rng, layout)
     hands = _random_hands(rng, cards, max_hands=2, p=0.35)
-    return Scene("layout", cards, aim, hands, _clutter(rng, (-20, -20, layout.table_size[0] + 20,
-                                                              layout.table_size[1] + 20), 0.3))
+    return Scene(
+        "layout",
+        cards,
+        aim,
+        hands,
+        _clutter(rng, (-20, -20, layout.table_size[0] + 20, layout.table_size[1] + 20), 0.3),
+    )
 
 
 def _table_aim(rng: np.random.Generator, layout: Layout) -> Aim:
     tw, th = layout.table_size
-    yaw = float(rng.choice([0.0, 180.0]) + rng.normal(0, 6)) if rng.random() < 0.7 else float(rng.uniform(0, 360))
+    yaw = (
+        float(rng.choice([0.0, 180.0]) + rng.normal(0, 6))
+        if rng.random() < 0.7
+        else float(rng.uniform(0, 360))
+    )
     tilt, tdir = float(rng.uniform(0, 25)), float(rng.uniform(0, 360))
     if rng.random() < 0.6:
-        return Aim((tw / 2 + float(rng.normal(0, 4)), th / 2 + float(rng.normal(0, 4))),
-                   float(tw * rng.uniform(0.95, 1.35)), tilt, tdir, yaw)
-    return Aim((float(rng.uniform(15, tw - 15)), float(rng.uniform(10, th - 10))), float(rng.uniform(30, 80)),
-               tilt, tdir, yaw)
+        return Aim(
+            (tw / 2 + float(rng.normal(0, 4)), th / 2 + float(rng.normal(0, 4))),
+            float(tw * rng.uniform(0.95, 1.35)),
+            tilt,
+            tdir,
+            yaw,
+        )
+    return Aim(
+        (float(rng.uniform(15, tw - 15)), float(rng.uniform(10, th - 10))),
+        float(rng.uniform(30, 80)),
+        tilt,
+        tdir,
+        yaw,
+    )
 
 
 def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
@@ -207,22 +267,37 @@ def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
         ang = float(rng.uniform(0, 360))
         kind = rng.choice(["pile", "down", "row", "fan", "across", "single", "single"])
         if kind == "pile":
-            cards += pile(d, [next(ids) for _ in range(int(rng.integers(2, 9)))], True, c, ang, messy=rng.uniform(1, 6))
+            cards += pile(
+                d, [next(ids) for _ in range(int(rng.integers(2, 9)))], True, c, ang, messy=rng.uniform(1, 6)
+            )
         elif kind == "down":
-            cards += pile(d, [next(ids) for _ in range(int(rng.integers(2, 20)))], False, c, ang,
-                          messy=rng.uniform(1, 8))
+            cards += pile(
+                d,
+                [next(ids) for _ in range(int(rng.integers(2, 20)))],
+                False,
+                c,
+                ang,
+                messy=rng.uniform(1, 8),
+            )
         elif kind == "row":
             n = int(rng.integers(2, 8))
             step = CARD_H / 1.4 * float(rng.uniform(0.22, 1.15))
             cards += row(d, [next(ids) for _ in range(n)], c, ang, step)
         elif kind == "fan":
-            cards += fan(d, [next(ids) for _ in range(int(rng.integers(3, 9)))], c, ang, float(rng.uniform(6, 16)))
+            cards += fan(
+                d, [next(ids) for _ in range(int(rng.integers(3, 9)))], c, ang, float(rng.uniform(6, 16))
+            )
         elif kind == "across":
             cards += across(d, next(ids), [next(ids) for _ in range(int(rng.integers(1, 4)))], c, ang)
         else:
             cards.append(d.sprite(next(ids), bool(rng.random() < 0.85), c, ang))
-    aim = Aim((float(rng.normal(0, region * 0.1)), float(rng.normal(0, region * 0.1))), region * float(rng.uniform(0.9, 1.3)),
-              float(rng.uniform(0, 25)), float(rng.uniform(0, 360)), float(rng.uniform(0, 360)))
+    aim = Aim(
+        (float(rng.normal(0, region * 0.1)), float(rng.normal(0, region * 0.1))),
+        region * float(rng.uniform(0.9, 1.3)),
+        float(rng.uniform(0, 25)),
+        float(rng.uniform(0, 360)),
+        float(rng.uniform(0, 360)),
+    )
     hands = _random_hands(rng, cards, max_hands=2, p=0.3)
     return Scene("scatter", cards, aim, hands, _clutter(rng, (-region, -region, region, region), 0.35))
 
@@ -238,8 +313,13 @@ def closeup_scene(rng: np.random.Generator, art: Art) -> Scene:
         c = (float(rng.uniform(-spread / 2, spread / 2)), float(rng.uniform(-spread / 2, spread / 2)))
         cards.append(d.sprite(cid, bool(rng.random() < 0.92), c, float(rng.uniform(0, 360))))
     extent = (CARD_H + spread) * float(rng.uniform(1.2, 3.2))
-    aim = Aim((float(rng.normal(0, CARD_H * 0.3)), float(rng.normal(0, CARD_H * 0.3))), extent,
-              float(rng.uniform(0, 30)), float(rng.uniform(0, 360)), float(rng.uniform(0, 360)))
+    aim = Aim(
+        (float(rng.normal(0, CARD_H * 0.3)), float(rng.normal(0, CARD_H * 0.3))),
+        extent,
+        float(rng.uniform(0, 30)),
+        float(rng.uniform(0, 360)),
+        float(rng.uniform(0, 360)),
+    )
     hands = _random_hands(rng, cards, max_hands=1, p=0.12)
     return Scene("closeup", cards, aim, hands, _clutter(rng, (-extent, -extent, extent, extent), 0.6))
 
@@ -283,8 +363,14 @@ def _clutter(rng: np.random.Generator, rect: tuple[float, float, float, float], 
                 if ly > h * s / 2 - 1.5:
                     break
                 lx = rng.uniform(6, w * s - 3)
-                seg = np.array([[-w * s / 2 + 2, ly], [-w * s / 2 + 2 + lx, ly], [-w * s / 2 + 2 + lx, ly + 0.35],
-                                [-w * s / 2 + 2, ly + 0.35]])
+                seg = np.array(
+                    [
+                        [-w * s / 2 + 2, ly],
+                        [-w * s / 2 + 2 + lx, ly],
+                        [-w * s / 2 + 2 + lx, ly + 0.35],
+                        [-w * s / 2 + 2, ly + 0.35],
+                    ]
+                )
                 lines.append(c + seg @ R.T)
             out.append(Clutter(poly, col, lines))
         elif kind == "phone":

@@ -34,7 +34,7 @@ def fractal(rng: np.random.Generator, h: int, w: int, base: int, octaves: int = 
     out = np.zeros((h, w), np.float32)
     amp, total = 1.0, 0.0
     for o in range(octaves):
-        out += amp * noise(rng, h, w, base * 2 ** o)
+        out += amp * noise(rng, h, w, base * 2**o)
         total += amp
         amp *= 0.5
     return out / total
@@ -94,7 +94,7 @@ def carpet(rng: np.random.Generator, size: int) -> Surface:
     speck = rng.random((h // 2, w // 2), dtype=np.float32)
     speck = cv2.resize(speck, (w, h), interpolation=cv2.INTER_LINEAR)
     loops = cv2.GaussianBlur(rng.random((h, w), dtype=np.float32), (0, 0), 1.2)
-    g = 0.55 + 0.55 * (speck ** 2) * 0.8 + 0.35 * (loops - 0.5) + 0.1 * (fractal(rng, h, w, 5, 2) - 0.5)
+    g = 0.55 + 0.55 * (speck**2) * 0.8 + 0.35 * (loops - 0.5) + 0.1 * (fractal(rng, h, w, 5, 2) - 0.5)
     img = _tint(np.clip(g, 0, 1.6) * 255 / 1.2, col * 1.1)
     return Surface(img, ppc, "carpet")
 
@@ -108,7 +108,9 @@ def cloth(rng: np.random.Generator, size: int) -> Surface:
     a = ((x // max(2, period)) % 2).astype(np.float32)
     b = ((y // max(2, period)) % 2).astype(np.float32)
     pattern = (a + b) / 2 if rng.random() < 0.6 else a
-    c1 = _colour(rng, [(200, 40, 40), (40, 60, 160), (40, 130, 60), (220, 200, 80), (90, 90, 90)][rng.integers(5)], 30)
+    c1 = _colour(
+        rng, [(200, 40, 40), (40, 60, 160), (40, 130, 60), (220, 200, 80), (90, 90, 90)][rng.integers(5)], 30
+    )
     c2 = _colour(rng, (235, 232, 225), 15)
     weave = 0.9 + 0.1 * ((x % 3 == 0) ^ (y % 3 == 0)).astype(np.float32)
     img = (pattern[..., None] * c1 + (1 - pattern[..., None]) * c2) * weave[..., None]
@@ -120,15 +122,26 @@ def desk(rng: np.random.Generator, size: int) -> Surface:
     """Plain desk or laminate: one colour, faint texture and smudges."""
     h = w = size
     ppc = float(rng.uniform(2, 6))
-    colours = [(235, 235, 230), (200, 200, 195), (60, 60, 62), (30, 30, 32), (180, 150, 110), (120, 130, 140),
-               (225, 215, 190)]
+    colours = [
+        (235, 235, 230),
+        (200, 200, 195),
+        (60, 60, 62),
+        (30, 30, 32),
+        (180, 150, 110),
+        (120, 130, 140),
+        (225, 215, 190),
+    ]
     col = _colour(rng, colours[rng.integers(len(colours))], 15) / 255.0
     g = 0.93 + 0.06 * fractal(rng, h, w, 3, 3) + 0.03 * (rng.random((h, w), dtype=np.float32) - 0.5)
     return Surface(_tint(g * 255, col), ppc, "desk")
 
 
 MAKERS: dict[str, Callable[[np.random.Generator, int], Surface]] = {
-    "wood": wood, "felt": felt, "carpet": carpet, "cloth": cloth, "desk": desk,
+    "wood": wood,
+    "felt": felt,
+    "carpet": carpet,
+    "cloth": cloth,
+    "desk": desk,
 }
 
 
@@ -138,15 +151,26 @@ def photo(rng: np.random.Generator, img: np.ndarray) -> Surface:
     side = int(min(h, w) * rng.uniform(0.5, 1.0))
     y = int(rng.integers(0, h - side + 1))
     x = int(rng.integers(0, w - side + 1))
-    crop = img[y:y + side, x:x + side]
+    crop = img[y : y + side, x : x + side]
     if rng.random() < 0.5:
         crop = crop[:, ::-1]
     return Surface(np.ascontiguousarray(crop), float(side / rng.uniform(60, 200)), "photo")
 
 
-def random_surface(rng: np.random.Generator, photos: list[np.ndarray], size: int = 512,
-                   weights: dict[str, float] | None = None) -> Surface:
-    weights = weights or {"wood": 0.24, "felt": 0.18, "carpet": 0.2, "cloth": 0.1, "desk": 0.13, "photo": 0.15}
+def random_surface(
+    rng: np.random.Generator,
+    photos: list[np.ndarray],
+    size: int = 512,
+    weights: dict[str, float] | None = None,
+) -> Surface:
+    weights = weights or {
+        "wood": 0.24,
+        "felt": 0.18,
+        "carpet": 0.2,
+        "cloth": 0.1,
+        "desk": 0.13,
+        "photo": 0.15,
+    }
     kinds = [k for k in weights if k != "photo" or photos]
     p = np.array([weights[k] for k in kinds], dtype=np.float64)
     kind = kinds[int(rng.choice(len(kinds), p=p / p.sum()))]
