@@ -33,10 +33,10 @@ class Look:
         warm = rng.uniform(-1, 1) * 0.12 * k
         temp = (1 + warm, 1.0 + rng.uniform(-0.03, 0.03), 1 - warm)
         glare = (
-            float(rng.uniform(0.2, 0.7) if rng.random() < 0.3 * k else 0.0),
+            float(rng.uniform(0.08, 0.4) if rng.random() < 0.25 * k else 0.0),
             float(rng.uniform(0, 1)),
             float(rng.uniform(0, 1)),
-            float(rng.uniform(0.08, 0.35)),
+            float(rng.uniform(0.12, 0.45)),
         )
         motion = (
             float(rng.uniform(2, 9)) if rng.random() < 0.12 * k else 0.0,

@@ -291,9 +291,15 @@ def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
             cards += across(d, next(ids), [next(ids) for _ in range(int(rng.integers(1, 4)))], c, ang)
         else:
             cards.append(d.sprite(next(ids), bool(rng.random() < 0.85), c, ang))
+    centres = np.array([c.center for c in cards]) if cards else np.zeros((1, 2))
+    lo, hi = centres.min(axis=0), centres.max(axis=0)
+    span = float(max(hi - lo)) + CARD_H * 2
     aim = Aim(
-        (float(rng.normal(0, region * 0.1)), float(rng.normal(0, region * 0.1))),
-        region * float(rng.uniform(0.9, 1.3)),
+        (
+            float((lo[0] + hi[0]) / 2 + rng.normal(0, span * 0.08)),
+            float((lo[1] + hi[1]) / 2 + rng.normal(0, span * 0.08)),
+        ),
+        span * float(rng.uniform(0.6, 1.25)),
         float(rng.uniform(0, 25)),
         float(rng.uniform(0, 360)),
         float(rng.uniform(0, 360)),
@@ -313,8 +319,9 @@ def closeup_scene(rng: np.random.Generator, art: Art) -> Scene:
         c = (float(rng.uniform(-spread / 2, spread / 2)), float(rng.uniform(-spread / 2, spread / 2)))
         cards.append(d.sprite(cid, bool(rng.random() < 0.92), c, float(rng.uniform(0, 360))))
     extent = (CARD_H + spread) * float(rng.uniform(1.2, 3.2))
+    mid = np.mean([c.center for c in cards], axis=0)
     aim = Aim(
-        (float(rng.normal(0, CARD_H * 0.3)), float(rng.normal(0, CARD_H * 0.3))),
+        (float(mid[0] + rng.normal(0, CARD_H * 0.3)), float(mid[1] + rng.normal(0, CARD_H * 0.3))),
         extent,
         float(rng.uniform(0, 30)),
         float(rng.uniform(0, 360)),

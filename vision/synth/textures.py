@@ -49,25 +49,38 @@ def _tint(gray: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 
 def wood(rng: np.random.Generator, size: int) -> Surface:
-    """Planks of wood grain: stretched noise rings, plank seams, varied stain."""
+    """Planks of wood grain: long fibre streaks, soft growth rings, plank seams, varied stain."""
     h = w = size
     ppc = float(rng.uniform(3, 8))
     plank_cm = rng.uniform(9, 25)
-    warp = fractal(rng, h, w, 3, 3) * rng.uniform(10, 40)
+    # Fibres: noise that changes fast across the grain and slowly along it.
+    streaks = 0.0
+    for rows, cols, amp in ((h, 3, 0.5), (h // 3, 5, 0.3), (h // 12, 4, 0.2)):
+        s_ = rng.random((max(2, rows), cols), dtype=np.float32)
+        streaks = streaks + amp * cv2.resize(s_, (w, h), interpolation=cv2.INTER_CUBIC)
+    warp = fractal(rng, h, w, 3, 3) * rng.uniform(8, 30)
     yy = np.arange(h, dtype=np.float32)[:, None] + warp
-    freq = rng.uniform(0.15, 0.5)
-    stretch = noise(rng, h, w, 2) * 30
-    rings = 0.5 + 0.5 * np.sin((yy + stretch) * freq + fractal(rng, h, w, 6, 3) * 6)
-    grain = cv2.resize(rng.random((h // 2, 8), dtype=np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    g = 0.62 + 0.22 * rings + 0.12 * grain
+    rings = 0.5 + 0.5 * np.sin(yy * rng.uniform(0.05, 0.25) + fractal(rng, h, w, 4, 2) * 4)
+    fine = cv2.GaussianBlur(rng.random((h, w), dtype=np.float32), (0, 0), 0.6)
+    g = 0.72 + 0.1 * (rings - 0.5) + 0.22 * (streaks - 0.5) + 0.04 * (fine - 0.5)
     plank_px = max(8, int(plank_cm * ppc))
-    seams = (np.arange(h) % plank_px) < max(1, int(ppc * 0.15))
-    offsets = rng.random(h // plank_px + 2) * 0.16 - 0.08
-    g += offsets[np.arange(h) // plank_px][:, None]
-    g[seams, :] *= 0.55
-    stains = [(140, 90, 50), (170, 120, 70), (110, 70, 40), (200, 160, 110), (90, 55, 35), (150, 130, 110)]
-    col = _colour(rng, stains[rng.integers(len(stains))], 20) / 255.0 * 1.3
-    img = _tint(g * 255 / 1.3, col)
+    plank = np.arange(h) // plank_px
+    offsets = rng.random(int(plank.max()) + 2) * 0.14 - 0.07
+    g = g + offsets[plank][:, None]
+    seams = (np.arange(h) % plank_px) < max(1, int(ppc * 0.12))
+    g[seams, :] *= 0.6
+    stains = [
+        (140, 90, 50),
+        (170, 120, 70),
+        (110, 70, 40),
+        (200, 160, 110),
+        (90, 55, 35),
+        (150, 130, 110),
+        (190, 150, 100),
+        (70, 45, 30),
+    ]
+    col = _colour(rng, stains[rng.integers(len(stains))], 15) / 255.0 * 1.25
+    img = _tint(np.clip(g, 0, 1.3) * 255 / 1.25, col)
     if rng.random() < 0.5:
         img = np.ascontiguousarray(np.rot90(img))
     return Surface(img, ppc, "wood")
