@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 PIP     = $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test install install-test lint clean
+.PHONY: demo test install install-test lint clean art
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,10 +25,14 @@ install-test: $(VENV)/.installed-test
 demo: install
 	$(BIN)/python -m referee.demo
 
+# Card faces and table photos for the synthetic renderer (apt-get download + rsvg-convert, once).
+art: install
+	$(BIN)/python -m vision.synth.art
+
 lint: install-test
 	$(BIN)/ruff check .
 
-test: install-test
+test: install-test art
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

@@ -1,0 +1,132 @@
+"""One labelled image from (seed, index): scene, camera, drawing, light, lens, sensor, labels.
+
+Every image draws its randomness from ``numpy.random.default_rng([seed, index])`` only, so
+an image does not depend on which worker made it or in which order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.layout import Layout
+from vision.synth.assets import Art
+from vision.synth.camera import Camera, look_at
+from vision.synth.compose import (
+    Canvas,
+    Light,
+    draw_cards,
+    draw_surface,
+    local_px_per_cm,
+    new_canvas,
+)
+from vision.synth.hands import draw_hand
+from vision.synth.labels import CardLabel, label_cards
+from vision.synth.photometric import Look, apply_blur, apply_light, encode_jpeg, to_uint8_with_noise
+from vision.synth.scenes import Clutter, Scene, closeup_scene, layout_scene, scatter_scene
+from vision.synth.textures import random_surface
+
+SCENE_WEIGHTS = {"layout": 0.35, "scatter": 0.35, "closeup": 0.30}
+ASPECTS = ((4, 3), (16, 9), (3, 2), (3, 4), (9, 16), (1, 1))
+ASPECT_WEIGHTS = (0.3, 0.25, 0.1, 0.15, 0.1, 0.1)
+
+
+@dataclass
+class Sample:
+    jpeg: bytes
+    width: int
+    height: int
+    scene: str
+    labels: list[CardLabel]
+    ids: np.ndarray  # final instance map (after lens distortion), for tests and previews
+    decks: list[str]
+
+
+def image_size(rng: np.random.Generator, imgsz: int) -> tuple[int, int]:
+    """A capture size 640..1920 wide (any common aspect), capped at ``imgsz`` on the long side."""
+    aw, ah = ASPECTS[int(rng.choice(len(ASPECTS), p=ASPECT_WEIGHTS))]
+    long_side = min(int(rng.uniform(640, 1920)), imgsz)
+    if aw >= ah:
+        w, h = long_side, long_side * ah / aw
+    else:
+        w, h = long_side * aw / ah, long_side
+    return int(round(w / 2) * 2), int(round(h / 2) * 2)
+
+
+def make_camera(rng: np.random.Generator, scene: Scene, w: int, h: int) -> Camera:
+    a = scene.aim
+    k1 = float(rng.uniform(-0.12, 0.03)) if rng.random() < 0.7 else 0.0
+    return look_at(w, h, a.target, a.extent, float(rng.uniform(50, 78)), a.tilt, a.tilt_dir, a.yaw, k1)
+
+
+def draw_clutter(canvas: Canvas, H: np.ndarray, items: list[Clutter], light: Light, ppc: float) -> None:
+    img = canvas.image
+    for c in items:
+        pts = cv2.perspectiveTransform(c.polygon.reshape(-1, 1, 2), H).reshape(-1, 2)
+        shadow = pts + np.array([light.dx, light.dy]) * 0.4 * ppc
+        cv2.fillPoly(img, [np.round(shadow * 4).astype(np.int32)], (0, 0, 0), cv2.LINE_AA, shift=2)
+        cv2.fillPoly(
+            img, [np.round(pts * 4).astype(np.int32)], tuple(float(v) for v in c.colour), cv2.LINE_AA, shift=2
+        )
+        for ln in c.lines:
+            q = cv2.perspectiveTransform(ln.reshape(-1, 1, 2), H).reshape(-1, 2)
+            cv2.fillPoly(img, [np.round(q * 4).astype(np.int32)], (60, 60, 70), cv2.LINE_AA, shift=2)
+
+
+def random_light(rng: np.random.Generator) -> Light:
+    a = float(rng.uniform(0, 2 * math.pi))
+    r = float(rng.uniform(0.2, 1.0))
+    return Light(
+        math.cos(a) * r, math.sin(a) * r, float(rng.uniform(0.15, 0.5)), float(rng.uniform(0.6, 2.0))
+    )
+
+
+def pick_scene(
+    rng: np.random.Generator, art: Art, layout: Layout, weights: dict[str, float] | None = None
+) -> Scene:
+    weights = weights or SCENE_WEIGHTS
+    kinds = list(weights)
+    p = np.array([weights[k] for k in kinds], np.float64)
+    kind = kinds[int(rng.choice(len(kinds), p=p / p.sum()))]
+    if kind == "layout":
+        return layout_scene(rng, art, layout)
+    if kind == "scatter":
+        return scatter_scene(rng, art)
+    return closeup_scene(rng, art)
+
+
+def render_sample(
+    art: Art, layout: Layout, seed: int, index: int, imgsz: int = 960, weights: dict[str, float] | None = None
+) -> Sample:
+    rng = np.random.default_rng([seed, index])
+    scene = pick_scene(rng, art, layout, weights)
+    w, h = image_size(rng, imgsz)
+    cam = make_camera(rng, scene, w, h)
+    H = cam.homography()
+    surface = random_surface(rng, art.photos(), size=int(rng.choice([256, 384, 512])))
+    canvas = new_canvas(draw_surface(surface, H, w, h))
+    light = random_light(rng)
+    ppc = local_px_per_cm(H, scene.aim.target)
+    draw_clutter(canvas, H, scene.clutter, light, ppc)
+    draw_cards(canvas, H, scene.cards, light, ppc)
+    for hand in scene.hands:
+        draw_hand(canvas, H, hand, light, ppc, rng)
+    look = Look.random(rng)
+    img = apply_light(canvas.image, look)
+    ids_flat = canvas.ids
+    maps = cam.distortion_maps()
+    if maps is not None:
+        img = cv2.remap(img, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+        ids_final = cv2.remap(
+            ids_flat, maps[0], maps[1], cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=-1
+        )
+    else:
+        ids_final = ids_flat
+    img = apply_blur(img, look)
+    rgb = to_uint8_with_noise(img, look, rng)
+    labels = label_cards(scene.cards, canvas.drawn, cam, ids_flat, ids_final)
+    decks = sorted({c.face.split("/faces/")[-1].split("/")[0] for c in scene.cards})
+    return Sample(encode_jpeg(rgb, look.jpeg_quality), w, h, scene.kind, labels, ids_final, decks)
