@@ -109,9 +109,15 @@ class Art:
 @lru_cache(maxsize=700)
 def _load_face(path: str) -> np.ndarray:
     img = cv2.imread(path, cv2.IMREAD_UNCHANGED)
-    if img is None or img.ndim != 3 or img.shape[2] != 4:
-        raise ConfigError(f"{path}: cannot read card face (expected an RGBA image): run `make art`")
-    return cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA)
+    if img is not None and img.ndim == 3 and img.shape[2] == 4:
+        return cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA)
+    try:  # some OpenCV builds have no WebP codec: Pillow reads it
+        from PIL import Image
+
+        with Image.open(path) as im:
+            return np.asarray(im.convert("RGBA")).copy()
+    except OSError:
+        raise ConfigError(f"{path}: cannot read card face (expected an RGBA image): run `make art`") from None
 
 
 @lru_cache(maxsize=1400)
