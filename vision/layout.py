@@ -44,12 +44,31 @@ class Zone:
 
 
 @dataclass(frozen=True)
+class Marker:
+    """An ArUco marker printed on the play mat: its id and its square (centre, side) in cm.
+    Its top-left corner, as the marker is drawn upright, is towards (0, 0) of the table."""
+
+    id: int
+    center: tuple[float, float]
+    size_cm: float
+
+    @property
+    def corners(self) -> list[tuple[float, float]]:
+        """Table cm of the marker's corners in ArUco order: top-left, top-right, bottom-right,
+        bottom-left (x right, y away from black's edge)."""
+        (cx, cy), h = self.center, self.size_cm / 2
+        return [(cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h)]
+
+
+@dataclass(frozen=True)
 class Layout:
     name: str
     table_size: tuple[float, float]  # width, height in cm
     card_size: tuple[float, float]  # width, height in cm
     zones: dict[str, Zone]
     source: str = ""
+    markers: tuple[Marker, ...] = ()
+    marker_dictionary: str = "DICT_4X4_50"
 
     @property
     def table_zones(self) -> list[Zone]:
@@ -118,7 +137,25 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
     for z in zones.values():
         if z.over is not None and z.over not in zones:
             raise ConfigError(f"{source}: zone '{z.id}': field 'over': unknown zone {z.over!r}")
-    return Layout(str(data["name"]), table, card, zones, source)
+    markers, dictionary = _markers(data.get("markers"), f"{source}: field 'markers'")
+    return Layout(str(data["name"]), table, card, zones, source, markers, dictionary)
+
+
+def _markers(spec: Any, loc: str) -> tuple[tuple[Marker, ...], str]:
+    """``markers: {dictionary: DICT_4X4_50, size_cm: 6, at: {0: [x, y], ...}}`` (optional)."""
+    if spec is None:
+        return (), "DICT_4X4_50"
+    if not isinstance(spec, dict) or not isinstance(spec.get("at"), dict):
+        raise ConfigError(f"{loc}: expected {{dictionary: ..., size_cm: N, at: {{id: [x, y]}}}}")
+    size = spec.get("size_cm", 6)
+    if not isinstance(size, (int, float)) or size <= 0:
+        raise ConfigError(f"{loc}: field 'size_cm': expected a positive number, got {size!r}")
+    markers = []
+    for mid, center in spec["at"].items():
+        if not isinstance(mid, int) or mid < 0:
+            raise ConfigError(f"{loc}: marker id {mid!r}: expected a non-negative integer")
+        markers.append(Marker(mid, _pair(center, f"{loc}: marker {mid}"), float(size)))
+    return tuple(markers), str(spec.get("dictionary", "DICT_4X4_50"))
 
 
 def load_layout(name_or_path: str | Path) -> Layout:
