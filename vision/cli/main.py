@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("referee.commands.simulate", "random legal playouts and a summary"),
     "eval": ("vision.commands.eval", "score a detector: synthetic held-out set and real photos"),
     "train": ("vision.commands.train", "train or fine-tune the card detector, export ONNX"),
+    "detect": ("vision.commands.detect", "find and name cards in images, a folder or a video"),
     "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
 }
 

@@ -1,5 +1,7 @@
-"""``cardref train``: train or fine-tune the card detector (Ultralytics), then export ONNX.
+"""``cardref train``: train or fine-tune one stage of the card detector, then export ONNX.
 
+The config says which stage: the card finder (``configs/detector/cards.yaml``, Ultralytics
+YOLO) or the card classifier (``configs/detector/classifier.yaml``, ``stage: classifier``).
 Without ``--data`` the synthetic training set of the config is rendered first (``cardref
 synth``); with ``--data DIR`` (repeatable) those Ultralytics datasets are used together.
 """
@@ -29,6 +31,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--imgsz", type=int)
     p.add_argument("--batch", type=int)
     p.add_argument("--time", type=float, help="wall-time budget in hours (overrides epochs)")
+    p.add_argument("--threads", type=int, help="classifier: torch threads (1 beside another training)")
     p.add_argument("--no-export", action="store_true", help="skip the ONNX export")
     return p
 
@@ -44,9 +47,43 @@ def synth_dataset(spec: dict) -> Path:
     return out
 
 
+def config_stage(path: str) -> str:
+    import yaml
+
+    from referee.errors import ConfigError
+
+    try:
+        raw = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"{path}: cannot read detector config: {e}") from None
+    stage = raw.get("stage", "finder") if isinstance(raw, dict) else None
+    if stage not in ("finder", "classifier"):
+        raise ConfigError(f"{path}: field 'stage': expected finder or classifier, got {stage!r}")
+    return stage
+
+
+def run_classifier(args: argparse.Namespace) -> int:
+    from vision.detector.classifier_train import ClassifierConfig, export_classifier, train_classifier
+
+    cfg = ClassifierConfig.load(args.config)
+    if args.threads:
+        cfg.threads = args.threads
+    if args.batch:
+        cfg.batch = args.batch
+    datasets = args.data or [synth_dataset(cfg.data)]
+    start = Path(args.start_from) if args.start_from else None
+    best = train_classifier(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
+    print(f"best weights: {best}")
+    if not args.no_export:
+        print(f"ONNX model: {export_classifier(best, best.with_suffix('.onnx'))}")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainConfig, export_onnx, train
 
+    if config_stage(args.config) == "classifier":
+        return run_classifier(args)
     cfg = TrainConfig.load(args.config)
     datasets = args.data or [synth_dataset(cfg.data)]
     best = train(cfg, datasets, args.out, start_from=args.start_from, resume=args.resume,

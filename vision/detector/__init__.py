@@ -7,24 +7,43 @@ from pathlib import Path
 from referee.errors import CardrefError
 from referee.paths import models_dir
 
+FINDER_FLOOR = 0.1  # the finder keeps weak boxes: a card it is unsure of may still be named surely
+
 
 def shipped_model(suffix: str = ".onnx") -> Path:
     return models_dir() / f"cards{suffix}"
 
 
-def load_detector(path: str | Path | None = None, backend: str | None = None, **options):
+def classifier_for(model: Path) -> Path:
+    """The classifier that goes with a finder: ``cards.onnx`` -> ``cards_cls.onnx``."""
+    return model.with_name(f"{model.stem}_cls.onnx")
+
+
+def load_detector(path: str | Path | None = None, backend: str | None = None, conf: float = 0.25,
+                  iou: float = 0.6, threads: int | None = None):
     """The detector for ``path`` (default: the shipped ``models/cards.onnx``). The backend
-    follows the file: ``.onnx`` → ONNX Runtime, ``.pt`` → Ultralytics."""
+    follows the file: ``.onnx`` -> ONNX Runtime, ``.pt`` -> Ultralytics. When the classifier
+    ``<stem>_cls.onnx`` lies beside it, the model is a one-class card finder and the classifier
+    names each card (design (b)); otherwise the model names the cards itself."""
     p = Path(path) if path else shipped_model()
     if not p.exists():
         raise CardrefError(f"{p}: detector model not found (expected the shipped models/cards.onnx)")
     backend = backend or ("ultralytics" if p.suffix == ".pt" else "onnx")
+    classifier = classifier_for(p)
+    two_stage = classifier.exists()
+    finder_conf = min(conf, FINDER_FLOOR) if two_stage else conf
     if backend == "onnx":
         from vision.detector.onnx_backend import OnnxDetector
 
-        return OnnxDetector(p, **options)
-    if backend == "ultralytics":
+        detector = OnnxDetector(p, conf=finder_conf, iou=iou, threads=threads)
+    elif backend == "ultralytics":
         from vision.detector.onnx_backend import UltralyticsDetector
 
-        return UltralyticsDetector(p, **options)
-    raise CardrefError(f"unknown backend {backend!r} (expected onnx or ultralytics)")
+        detector = UltralyticsDetector(p, conf=finder_conf, iou=iou)
+    else:
+        raise CardrefError(f"unknown backend {backend!r} (expected onnx or ultralytics)")
+    if not two_stage:
+        return detector
+    from vision.detector.two_stage import TwoStageDetector
+
+    return TwoStageDetector(detector, classifier, conf=conf, threads=threads)

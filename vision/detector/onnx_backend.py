@@ -87,14 +87,16 @@ class UltralyticsDetector:
     """The ``.pt`` weights through Ultralytics and PyTorch (for training-side checks)."""
 
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
-                 imgsz: int = 640):
+                 imgsz: int | None = None):
         from ultralytics import YOLO
 
         self.model = YOLO(str(path))
-        self.conf, self.iou, self.agnostic, self.imgsz = conf, iou, agnostic, imgsz
+        # Without imgsz, Ultralytics uses the input size the weights were trained at.
+        self.options = dict(conf=conf, iou=iou, agnostic_nms=agnostic, verbose=False)
+        if imgsz:
+            self.options["imgsz"] = imgsz
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
-        r = self.model.predict(image_bgr, conf=self.conf, iou=self.iou, agnostic_nms=self.agnostic,
-                               imgsz=self.imgsz, verbose=False)[0].boxes
+        r = self.model.predict(image_bgr, **self.options)[0].boxes
         return Detections(r.xyxy.cpu().numpy().astype(np.float32), r.conf.cpu().numpy().astype(np.float32),
                           r.cls.cpu().numpy().astype(np.int64))

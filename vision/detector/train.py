@@ -27,6 +27,7 @@ class TrainConfig:
     batch: int
     seed: int
     workers: int = 8
+    stage: str = "finder"
     time_hours: float | None = None
     data: dict[str, Any] = field(default_factory=dict)
     train_args: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,103 @@
+"""``cardref detect SOURCE``: find and name the cards in an image, a folder of images or a video.
+
+Prints one line per image (or analysed video frame) with the cards found. ``--save DIR``
+writes annotated images; ``--save-txt DIR`` writes one text file per image in the
+Ultralytics predict convention (``class cx cy w h conf``, normalised) plus ``classes.txt``,
+so any labelling or scoring tool can read the predictions.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import CardrefError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v")
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("source", help="an image, a folder of images, or a video file")
+    p.add_argument("--model", help="model file (default: the shipped models/cards.onnx)")
+    p.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
+    p.add_argument("--save", type=Path, metavar="DIR", help="write annotated images here")
+    p.add_argument("--save-txt", type=Path, metavar="DIR", help="write class cx cy w h conf files here")
+    p.add_argument("--vid-stride", type=int, default=15, help="video: analyse every N-th frame (default 15)")
+    return p
+
+
+def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
+    """(name, BGR image) of every image in ``source``, or of every ``stride``-th video frame."""
+    if source.is_dir():
+        files = sorted(f for f in source.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+        if not files:
+            raise CardrefError(f"{source}: no images in this folder (expected {', '.join(IMAGE_SUFFIXES)})")
+    elif source.suffix.lower() in IMAGE_SUFFIXES:
+        files = [source]
+    elif source.suffix.lower() in VIDEO_SUFFIXES:
+        yield from video_frames(source, stride)
+        return
+    else:
+        raise CardrefError(f"{source}: not an image, a folder of images or a video file")
+    for f in files:
+        image = cv2.imread(str(f))
+        if image is None:
+            raise CardrefError(f"{f}: cannot read image")
+        yield f.stem, image
+
+
+def video_frames(path: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
+    cap = cv2.VideoCapture(str(path))
+    if not cap.isOpened():
+        raise CardrefError(f"{path}: cannot open video")
+    index = 0
+    try:
+        while True:
+            ok, image = cap.read()
+            if not ok:
+                break
+            if index % stride == 0:
+                yield f"{path.stem}_{index:06d}", image
+            index += 1
+    finally:
+        cap.release()
+    if index == 0:
+        raise CardrefError(f"{path}: no frame could be decoded")
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.cards import CLASSES
+    from vision.detector import load_detector
+    from vision.detector.draw import draw_detections, yolo_txt
+
+    source = Path(args.source)
+    if not source.exists():
+        raise CardrefError(f"{source}: no such file or folder")
+    if args.vid_stride < 1:
+        raise CardrefError("--vid-stride: expected a positive number")
+    detector = load_detector(args.model, conf=args.conf)
+    for folder in (args.save, args.save_txt):
+        if folder:
+            folder.mkdir(parents=True, exist_ok=True)
+    if args.save_txt:
+        (args.save_txt / "classes.txt").write_text("".join(f"{n}\n" for n in CLASSES))
+    count = 0
+    for name, image in frames(source, args.vid_stride):
+        det = detector.detect(image)
+        count += 1
+        found = " ".join(f"{n}({c:.2f})" for n, c in zip(det.names, det.confidence, strict=True))
+        print(f"{name}: {len(det)} cards {found}")
+        if args.save:
+            cv2.imwrite(str(args.save / f"{name}.jpg"), draw_detections(image, det))
+        if args.save_txt:
+            h, w = image.shape[:2]
+            (args.save_txt / f"{name}.txt").write_text(yolo_txt(det, w, h))
+    print(f"{count} images analysed")
+    return 0

@@ -1,0 +1,196 @@
+"""Training the card classifier (stage 2) on crops cut from labelled datasets, then ONNX export.
+
+Crops come from the same Ultralytics datasets as the finder's (synthetic and collected), cut
+with :func:`vision.detector.crops.card_crop` after jittering each box as the finder would,
+so training sees what inference will. The network is a small plain CNN: it trains in minutes
+on a CPU and runs in about a millisecond a card.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import yaml
+
+from referee.cards import CLASSES
+from referee.errors import ConfigError
+from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
+from vision.detector.evaluate import read_yolo_dataset
+
+
+@dataclass
+class ClassifierConfig:
+    """``configs/detector/classifier.yaml``: every setting of the classifier recipe."""
+
+    stage: str
+    epochs: int = 12
+    batch: int = 128
+    lr: float = 0.003
+    weight_decay: float = 0.0005
+    label_smoothing: float = 0.05
+    seed: int = 0
+    jitter: float = 0.08  # box edge jitter, share of the box size
+    copies: int = 2  # jittered crops per labelled card (train split)
+    width: int = 48  # channels of the first stage; doubled at each stride
+    threads: int | None = None  # torch threads; 1 when another training shares the cores
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ClassifierConfig:
+        p = Path(path)
+        try:
+            raw = yaml.safe_load(p.read_text())
+        except (OSError, yaml.YAMLError) as e:
+            raise ConfigError(f"{p}: cannot read classifier config: {e}") from None
+        unknown = set(raw) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ConfigError(f"{p}: unknown field(s) {', '.join(sorted(unknown))}")
+        return cls(**raw)
+
+
+def build_net(width: int = 48, classes: int = len(CLASSES)):
+    """Conv-BN-ReLU stages at strides 2, 4, 8, 16, global average pool, one linear layer."""
+    import torch.nn as nn
+
+    def block(cin: int, cout: int, stride: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    w = width
+    layers = block(3, w // 2, 2) + block(w // 2, w, 2) + block(w, w, 1)
+    layers += block(w, 2 * w, 2) + block(2 * w, 2 * w, 1) + block(2 * w, 4 * w, 2) + block(4 * w, 4 * w, 1)
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(4 * w, classes)]
+    return nn.Sequential(*layers)
+
+
+def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
+                  seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """All labelled cards of ``split`` as (n, H, W, 3) uint8 crops and their class ids."""
+    rng = np.random.default_rng(seed)
+    crops, labels = [], []
+    for root in datasets:
+        if not (root / "images" / split).is_dir():
+            continue
+        for sample in read_yolo_dataset(root, split):
+            image = cv2.imread(str(sample.image))
+            if image is None:
+                raise ConfigError(f"{sample.image}: cannot read image")
+            for box, cls in zip(sample.boxes, sample.classes, strict=True):
+                for _ in range(copies):
+                    b = jitter_box(rng, box, jitter) if jitter else box
+                    crops.append(card_crop(image, b))
+                    labels.append(cls)
+    if not crops:
+        return np.zeros((0, CROP_H, CROP_W, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def augment(x, generator):
+    """Batch augmentations on float RGB tensors: 180-degree turns, light, colour, blur, noise."""
+    import torch
+    import torch.nn.functional as F
+
+    n = x.shape[0]
+    turn = torch.rand(n, generator=generator) < 0.5
+    x = torch.where(turn[:, None, None, None], x.flip(2, 3), x)
+    gain = 0.6 + 0.8 * torch.rand(n, 1, 1, 1, generator=generator)
+    bias = 0.15 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    tint = 1 + 0.2 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    x = x * gain * tint + bias
+    small = torch.rand(n, generator=generator) < 0.3  # a small card in a wide view
+    if small.any():
+        scale = float(0.35 + 0.4 * torch.rand(1, generator=generator))
+        h, w = x.shape[2:]
+        low = F.interpolate(x[small], scale_factor=scale, mode="bilinear", align_corners=False)
+        x[small] = F.interpolate(low, size=(h, w), mode="bilinear", align_corners=False)
+    x = x + 0.03 * torch.rand(n, 1, 1, 1, generator=generator) * torch.randn(x.shape, generator=generator)
+    return x.clamp(0, 1)
+
+
+def _blob(crops: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+
+
+def accuracy(net, crops: np.ndarray, labels: np.ndarray, batch: int = 512) -> float:
+    import torch
+
+    net.eval()
+    right = 0
+    with torch.no_grad():
+        for i in range(0, len(crops), batch):
+            pred = net(_blob(crops[i : i + batch])).argmax(1).numpy()
+            right += int((pred == labels[i : i + batch]).sum())
+    return right / max(len(crops), 1)
+
+
+def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, start_from: Path | None = None,
+                     epochs: int | None = None, log=print) -> Path:
+    """Train on the datasets' train splits, keep the best on their val splits; return the .pt."""
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(cfg.seed)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)  # two jobs oversubscribing 2 cores run 8x slower
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    x_train, y_train = extract_crops(datasets, "train", cfg.copies, cfg.jitter, cfg.seed)
+    x_val, y_val = extract_crops(datasets, "val", 1, cfg.jitter / 2, cfg.seed + 1)
+    if not len(x_train):
+        raise ConfigError("no labelled cards in the train split of " + ", ".join(map(str, datasets)))
+    log(f"classifier: {len(x_train)} train crops, {len(x_val)} val crops ({time.time() - t0:.0f} s)")
+    net = build_net(cfg.width)
+    if start_from is not None:
+        net.load_state_dict(torch.load(start_from, map_location="cpu")["state_dict"])
+    epochs = epochs or cfg.epochs
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps = epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    best, best_path, history = -1.0, out / "classifier.pt", []
+    for epoch in range(1, epochs + 1):
+        net.train()
+        order = torch.randperm(len(x_train), generator=gen).numpy()
+        total = 0.0
+        for i in range(0, len(order), cfg.batch):
+            idx = order[i : i + cfg.batch]
+            x = augment(_blob(x_train[idx]), gen)
+            loss = loss_fn(net(x), torch.from_numpy(y_train[idx]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        acc = accuracy(net, x_val, y_val) if len(x_val) else float("nan")
+        history.append({"epoch": epoch, "loss": round(total / len(order), 4), "val_accuracy": round(acc, 4),
+                        "seconds": round(time.time() - t0, 1)})
+        log(f"classifier: epoch {epoch}/{epochs} loss {total / len(order):.4f} val accuracy {acc:.4f}")
+        if acc >= best or not len(x_val):
+            best = acc
+            torch.save({"state_dict": net.state_dict(), "width": cfg.width, "classes": list(CLASSES)},
+                       best_path)
+    (out / "classifier_history.json").write_text(json.dumps(history, indent=1))
+    return best_path
+
+
+def export_classifier(weights: Path, dest: Path) -> Path:
+    """Export the .pt to ONNX with a dynamic batch (crops of one frame run together)."""
+    import torch
+
+    ckpt = torch.load(weights, map_location="cpu")
+    net = build_net(ckpt["width"])
+    net.load_state_dict(ckpt["state_dict"])
+    net.eval()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, CROP_H, CROP_W), str(dest), input_names=["crops"],
+                      output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    return dest

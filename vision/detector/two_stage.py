@@ -1,0 +1,62 @@
+"""The shipped detector: a card finder (YOLO, one class) and a classifier that names each card.
+
+Design (b) of the detector issue, chosen because it trains on a CPU: finding a card-shaped
+object converges in a few epochs, and naming 54 classes is a small image-classification
+problem on crops cut from the full-resolution frame (see ``models/MODEL_CARD.md``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import CardrefError
+from vision.detector.crops import crops_batch, to_blob
+from vision.detector.detections import Detections
+
+
+class CardClassifier:
+    """The crop classifier on ONNX Runtime: crops in, (class id, probability) out."""
+
+    def __init__(self, path: str | Path, threads: int | None = None):
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise CardrefError(f"{self.path}: classifier model not found")
+        options = ort.SessionOptions()
+        if threads:
+            options.intra_op_num_threads = threads
+        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(n, classes) softmax probabilities of uint8 BGR crops (n, H, W, 3)."""
+        if not len(crops):
+            return np.zeros((0, 0), np.float32)
+        (logits,) = self.session.run(None, {self.input_name: to_blob(crops)})
+        z = logits - logits.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+class TwoStageDetector:
+    """Find cards with the one-class finder, then name each from its full-resolution crop.
+    The confidence is the finder's confidence times the classifier's probability."""
+
+    def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None):
+        self.finder = finder  # any backend with .detect(image) -> Detections (one class)
+        self.classifier = CardClassifier(classifier, threads=threads)
+        self.conf = conf
+
+    def detect(self, image_bgr: np.ndarray) -> Detections:
+        found = self.finder.detect(image_bgr)
+        if not len(found):
+            return found
+        probs = self.classifier.probabilities(crops_batch(image_bgr, found.xyxy))
+        class_id = probs.argmax(axis=1)
+        confidence = found.confidence * probs[np.arange(len(probs)), class_id]
+        keep = confidence >= self.conf
+        return Detections(found.xyxy[keep], confidence[keep].astype(np.float32),
+                          class_id[keep].astype(np.int64))
