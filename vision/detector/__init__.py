@@ -15,7 +15,7 @@ def shipped_model(suffix: str = ".onnx") -> Path:
 
 
 def classifier_for(model: Path) -> Path:
-    """The classifier that goes with a finder: ``cards.onnx`` -> ``cards_cls.onnx``."""
+    """The classifier that goes with a finder: ``cards.onnx`` or ``cards.pt`` -> ``cards_cls.onnx``."""
     return model.with_name(f"{model.stem}_cls.onnx")
 
 
@@ -29,19 +29,19 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     if not p.exists():
         raise CardrefError(f"{p}: detector model not found (expected the shipped models/cards.onnx)")
     backend = backend or ("ultralytics" if p.suffix == ".pt" else "onnx")
+    if backend not in ("onnx", "openvino", "ultralytics"):
+        raise CardrefError(f"unknown backend {backend!r} (expected onnx, openvino or ultralytics)")
     classifier = classifier_for(p)
     two_stage = classifier.exists()
     finder_conf = min(conf, FINDER_FLOOR) if two_stage else conf
-    if backend == "onnx":
-        from vision.detector.onnx_backend import OnnxDetector
-
-        detector = OnnxDetector(p, conf=finder_conf, iou=iou, threads=threads)
-    elif backend == "ultralytics":
+    if backend == "ultralytics":
         from vision.detector.onnx_backend import UltralyticsDetector
 
         detector = UltralyticsDetector(p, conf=finder_conf, iou=iou)
     else:
-        raise CardrefError(f"unknown backend {backend!r} (expected onnx or ultralytics)")
+        from vision.detector.onnx_backend import OnnxDetector
+
+        detector = OnnxDetector(p, conf=finder_conf, iou=iou, threads=threads, runtime=backend)
     if not two_stage:
         return detector
     from vision.detector.two_stage import TwoStageDetector

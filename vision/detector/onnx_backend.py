@@ -1,4 +1,4 @@
-"""YOLOv8 inference with ONNX Runtime: letterbox, run, decode, NMS. No torch needed."""
+"""YOLOv8 inference on the exported ONNX model: letterbox, run, decode, NMS. No torch needed."""
 
 from __future__ import annotations
 
@@ -56,31 +56,60 @@ def decode(output: np.ndarray, box: Letterbox, conf: float, iou: float, agnostic
     return Detections(xyxy[keep], confidence[keep].astype(np.float32), class_id[keep].astype(np.int64))
 
 
-class OnnxDetector:
-    """The default backend: the exported ``.onnx`` model on ONNX Runtime's CPU provider."""
+class OrtRunner:
+    """ONNX Runtime's CPU provider: the default, installed with cardref."""
 
-    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
-                 threads: int | None = None):
+    def __init__(self, path: Path, threads: int | None = None):
         import onnxruntime as ort
 
-        self.path = Path(path)
-        if not self.path.exists():
-            raise CardrefError(f"{self.path}: model file not found")
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if threads:
             options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
-        self.input_name = inp.name
-        self.imgsz = int(inp.shape[2])
+        self.input_name, self.input_shape = inp.name, inp.shape
+
+    def __call__(self, blob: np.ndarray) -> np.ndarray:
+        return self.session.run(None, {self.input_name: blob})[0]
+
+
+class OpenVinoRunner:
+    """OpenVINO on the same .onnx file (``pip install openvino``): compared in bench/detector.py."""
+
+    def __init__(self, path: Path, threads: int | None = None):
+        try:
+            import openvino as ov
+        except ImportError:
+            raise CardrefError("the openvino backend needs: pip install openvino") from None
+        core = ov.Core()
+        config = {"INFERENCE_NUM_THREADS": threads} if threads else {}
+        self.model = core.compile_model(core.read_model(str(path)), "CPU", config)
+        self.input_shape = list(self.model.inputs[0].get_partial_shape().to_shape())
+
+    def __call__(self, blob: np.ndarray) -> np.ndarray:
+        return self.model(blob)[0]
+
+
+RUNNERS = {"onnx": OrtRunner, "openvino": OpenVinoRunner}
+
+
+class OnnxDetector:
+    """The exported ``.onnx`` model, run by ONNX Runtime (default) or OpenVINO on the CPU."""
+
+    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
+                 threads: int | None = None, runtime: str = "onnx"):
+        self.path = Path(path)
+        if not self.path.exists():
+            raise CardrefError(f"{self.path}: model file not found")
+        self.run = RUNNERS[runtime](self.path, threads)
+        self.imgsz = int(self.run.input_shape[2])
         self.conf, self.iou, self.agnostic = conf, iou, agnostic
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         boxed, box = letterbox(image_bgr, self.imgsz)
         blob = np.ascontiguousarray(boxed[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
-        (output,) = self.session.run(None, {self.input_name: blob})
-        return decode(output, box, self.conf, self.iou, self.agnostic, image_bgr.shape[:2])
+        return decode(self.run(blob), box, self.conf, self.iou, self.agnostic, image_bgr.shape[:2])
 
 
 class UltralyticsDetector:
