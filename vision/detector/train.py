@@ -118,7 +118,7 @@ def export_onnx(weights: Path, cfg: TrainConfig, dest: Path | None = None) -> Pa
     from ultralytics import YOLO
 
     path = Path(YOLO(str(weights)).export(format="onnx", **cfg.export))
-    if dest is not None:
+    if dest is not None and dest.resolve() != path.resolve():
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, dest)
         return dest

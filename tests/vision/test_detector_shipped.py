@@ -1,0 +1,121 @@
+"""The shipped detector (models/cards.onnx + models/cards_cls.onnx) on frames the project renders
+with card designs never used in training."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import CLASSES
+from vision.detector import load_detector, shipped_model
+from vision.detector.detections import box_iou
+from vision.layout import load_layout
+from vision.synth.assets import Art, load_recipe
+from vision.synth.render import render_sample
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = 777  # not a training seed: training sets use seeds 1 and up, the held-out set 9001
+
+
+@pytest.fixture(scope="module")
+def frames() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(image, true boxes, true classes) of rendered table views and close-ups, held-out decks."""
+    art = Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml"))
+    layout = load_layout("royal_family")
+    out = []
+    for i in range(8):
+        s = render_sample(art, layout, SEED, i, imgsz=960, weights={"layout": 0.5, "closeup": 0.5})
+        image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        labelled = [lb for lb in s.labels if lb.labelled]
+        boxes = np.array([lb.box for lb in labelled], np.float32).reshape(-1, 4)
+        classes = np.array([CLASSES.index(lb.cls) for lb in labelled], np.int64)
+        out.append((image, boxes, classes))
+    return out
+
+
+def match(pred_boxes: np.ndarray, true_boxes: np.ndarray) -> list[tuple[int, int]]:
+    """Greedy one-to-one (true, predicted) pairs with IoU >= 0.5, best overlaps first."""
+    if not len(pred_boxes) or not len(true_boxes):
+        return []
+    iou = box_iou(true_boxes, pred_boxes)
+    pairs, used_t, used_p = [], set(), set()
+    for t, p in zip(*np.unravel_index(np.argsort(-iou, axis=None), iou.shape), strict=True):
+        if iou[t, p] < 0.5:
+            break
+        if t not in used_t and p not in used_p:
+            pairs.append((int(t), int(p)))
+            used_t.add(t)
+            used_p.add(p)
+    return pairs
+
+
+def test_the_package_finds_the_shipped_model():
+    assert shipped_model().exists() and shipped_model().with_name("cards_cls.onnx").exists()
+    assert shipped_model().stat().st_size < 25 * 2**20
+
+
+def test_finds_and_names_the_cards_of_unseen_decks(frames):
+    detector = load_detector()
+    found = named = total = 0
+    for image, boxes, classes in frames:
+        det = detector.detect(image)
+        pairs = match(det.xyxy, boxes)
+        total += len(boxes)
+        found += len(pairs)
+        named += sum(int(det.class_id[p] == classes[t]) for t, p in pairs)
+    assert total > 40
+    assert found / total >= 0.85, f"found {found} of {total} cards"
+    assert named / max(found, 1) >= 0.6, f"named {named} of {found} found cards right"
+
+
+def test_backends_give_the_same_boxes(frames):
+    """ONNX Runtime on the .onnx and Ultralytics on the .pt: same cards, nearly the same boxes."""
+    onnx = load_detector(shipped_model(".onnx"))
+    torch_backend = load_detector(shipped_model(".pt"))
+    for image, _, _ in frames[:3]:
+        a, b = onnx.detect(image), torch_backend.detect(image)
+        a, b = a[a.confidence > 0.5], b[b.confidence > 0.3]
+        assert len(a) > 0
+        pairs = match(b.xyxy, a.xyxy)
+        assert len(pairs) == len(a), f"{len(a)} ONNX boxes, {len(pairs)} matched by Ultralytics"
+        ious = [box_iou(a.xyxy[i : i + 1], b.xyxy[j : j + 1])[0, 0] for i, j in pairs]
+        assert min(ious) > 0.85
+        same = sum(int(a.class_id[i] == b.class_id[j]) for i, j in pairs)
+        assert same >= 0.9 * len(pairs)
+
+
+def test_detect_command_writes_predictions(frames, tmp_path):
+    images = tmp_path / "images"
+    images.mkdir()
+    for i, (image, _, _) in enumerate(frames[:2]):
+        cv2.imwrite(str(images / f"frame{i}.png"), image)
+    out = subprocess.run([sys.executable, "-m", "vision.cli.main", "detect", str(images), "--save",
+                          str(tmp_path / "drawn"), "--save-txt", str(tmp_path / "txt")],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "txt" / "classes.txt").read_text().split() == list(CLASSES)
+    detector = load_detector()
+    for i, (image, _, _) in enumerate(frames[:2]):
+        assert cv2.imread(str(tmp_path / "drawn" / f"frame{i}.jpg")) is not None
+        rows = [line.split() for line in (tmp_path / "txt" / f"frame{i}.txt").read_text().splitlines()]
+        det = detector.detect(image)
+        assert len(rows) == len(det) > 0
+        h, w = image.shape[:2]
+        for row, box, cls in zip(rows, det.xyxy, det.class_id, strict=True):
+            assert int(row[0]) == cls
+            assert abs(float(row[1]) * w - (box[0] + box[2]) / 2) < 1.0
+            assert 0 < float(row[5]) <= 1
+
+
+def test_detect_command_rejects_what_is_not_an_image(tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("hello")
+    out = subprocess.run([sys.executable, "-m", "vision.cli.main", "detect", str(bad)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2
+    assert str(bad) in out.stderr and "not an image" in out.stderr
