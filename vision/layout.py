@@ -46,7 +46,8 @@ class Zone:
 @dataclass(frozen=True)
 class Marker:
     """An ArUco marker printed on the play mat: its id and its square (centre, side) in cm.
-    Its top-left corner, as the marker is drawn upright, is towards (0, 0) of the table."""
+    The mat is printed to be read from black's seat (table y up the page), so the marker's
+    top-left corner, as drawn upright, is its corner at smallest x and largest y."""
 
     id: int
     center: tuple[float, float]
@@ -54,10 +55,10 @@ class Marker:
 
     @property
     def corners(self) -> list[tuple[float, float]]:
-        """Table cm of the marker's corners in ArUco order: top-left, top-right, bottom-right,
-        bottom-left (x right, y away from black's edge)."""
+        """Table cm of the marker's corners in ArUco order (top-left, top-right, bottom-right,
+        bottom-left of the printed marker, read from black's seat)."""
         (cx, cy), h = self.center, self.size_cm / 2
-        return [(cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h)]
+        return [(cx - h, cy + h), (cx + h, cy + h), (cx + h, cy - h), (cx - h, cy - h)]
 
 
 @dataclass(frozen=True)

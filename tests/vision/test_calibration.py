@@ -1,0 +1,102 @@
+"""The printed play mat calibrates a camera view: markers found, homography recovered."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from referee.errors import CardrefError
+from vision.calibration import Calibration, drift_px, from_corners, from_markers
+from vision.layout import load_layout
+from vision.synth.camera import look_at
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYOUT = load_layout("royal_family")
+
+
+def view_of(mat: np.ndarray, px_per_cm: float, camera) -> np.ndarray:
+    """What ``camera`` sees of the mat image lying on the table (an exact homography warp)."""
+    height_cm = mat.shape[0] / px_per_cm  # mat rows run down the page, table y up it
+    mat_to_table = np.array([[1 / px_per_cm, 0, 0], [0, -1 / px_per_cm, height_cm], [0, 0, 1]])
+    return cv2.warpPerspective(mat, camera.homography() @ mat_to_table, (camera.width, camera.height),
+                               flags=cv2.INTER_AREA, borderValue=(60, 90, 120))
+
+
+def zone_centres() -> np.ndarray:
+    return np.array([z.center for z in LAYOUT.table_zones], float)
+
+
+@pytest.fixture(scope="module")
+def printed_mat(tmp_path_factory) -> tuple[np.ndarray, float]:
+    """The mat written by ``cardref mat`` as PNG, read back with its resolution."""
+    out = tmp_path_factory.mktemp("mat") / "mat.png"
+    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(out),
+                        "--dpi", "60"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    dpi = Image.open(out).info["dpi"][0]
+    return cv2.imread(str(out)), dpi / 2.54
+
+
+@pytest.mark.parametrize("tilt,yaw", [(0, 0), (15, 90), (22, 180), (10, 8)])
+def test_markers_of_the_printed_mat_calibrate_a_view(printed_mat, tilt, yaw):
+    mat, px_per_cm = printed_mat
+    assert mat.shape[1] == pytest.approx(120 * px_per_cm, abs=1)
+    camera = look_at(1280, 720, (60, 50), 240, 60, tilt, 45, yaw)
+    cal = from_markers(view_of(mat, px_per_cm, camera), LAYOUT)
+    assert cal.markers == (0, 1, 2, 3)
+    truth = camera.project(zone_centres(), distort=False)
+    assert np.abs(cal.to_image(zone_centres()) - truth).max() < 1.5
+    assert np.abs(cal.to_table(truth) - zone_centres()).max() < 0.3  # cm
+
+
+def test_saved_calibration_loads_the_same(tmp_path, printed_mat):
+    mat, px_per_cm = printed_mat
+    camera = look_at(960, 540, (60, 50), 200, 60, 10, 0, 0)
+    cal = from_markers(view_of(mat, px_per_cm, camera), LAYOUT)
+    back = Calibration.load(cal.save(tmp_path / "calibration.json"))
+    assert np.allclose(back.H, cal.H) and back.size == (960, 540) and back.method == "markers"
+
+
+def test_a_moved_camera_shows_as_drift(printed_mat):
+    mat, px_per_cm = printed_mat
+    before = look_at(1280, 720, (60, 50), 200, 60, 5, 0, 0)
+    after = look_at(1280, 720, (63, 50), 200, 60, 5, 0, 2)
+    cal = from_markers(view_of(mat, px_per_cm, before), LAYOUT)
+    assert drift_px(cal, view_of(mat, px_per_cm, before), LAYOUT) < 1.0
+    assert drift_px(cal, view_of(mat, px_per_cm, after), LAYOUT) > 10.0
+
+
+def test_four_clicked_corners_calibrate():
+    camera = look_at(1280, 720, (60, 50), 200, 60, 12, 90, 10)
+    w, h = LAYOUT.table_size
+    clicks = camera.project(np.array([[0, 0], [w, 0], [w, h], [0, h]], float), distort=False)
+    cal = from_corners([tuple(p) for p in clicks], LAYOUT, (1280, 720))
+    assert np.abs(cal.to_image(zone_centres()) - camera.project(zone_centres(), distort=False)).max() < 0.01
+
+
+def test_a_view_without_the_mat_is_a_clear_error():
+    with pytest.raises(CardrefError, match=r"frame 7: found 0 of the play mat's 4 markers"):
+        from_markers(np.full((480, 640, 3), 128, np.uint8), LAYOUT, source="frame 7")
+
+
+def test_mat_tiled_on_a4_pages(tmp_path):
+    out = tmp_path / "mat.pdf"
+    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(out),
+                        "--paper", "a4", "--dpi", "40"], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF")
+    # 120 x 100 cm on A4 less 1 cm margins: 19 x 27.7 cm landscape-or-portrait -> 4 x 5 or so pages
+    assert data.count(b"/Type /Page\n") + data.count(b"/Type /Page ") + data.count(b"/Type/Page>") >= 12
+
+
+def test_mat_refuses_an_unknown_format(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out",
+                        str(tmp_path / "mat.svg")], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 2 and "expected a .png or .pdf" in r.stderr
