@@ -1,0 +1,116 @@
+"""Reading zones from detections: rendered Royal Family layouts, their true boxes, a camera whose
+homography the calibration knows; votes over reads; the settle detector on a made-up video."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import CLASS_ID
+from vision.calibration import Calibration
+from vision.detector.detections import Detections
+from vision.layout import load_layout
+from vision.motion import SettleDetector
+from vision.synth.assets import Art, load_recipe
+from vision.synth.camera import look_at
+from vision.synth.compose import Light, draw_cards, new_canvas
+from vision.synth.labels import label_cards
+from vision.synth.scenes import layout_scene
+from vision.table_state import TableState, Vote, place, read_table
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYOUT = load_layout("royal_family")
+
+
+@pytest.fixture(scope="module")
+def art() -> Art:
+    return Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml"))
+
+
+def rendered_layout(art: Art, seed: int, yaw: float):
+    """A random game-like layout seen by a known camera: (camera, labelled cards)."""
+    rng = np.random.default_rng(seed)
+    scene = layout_scene(rng, art, LAYOUT)
+    camera = look_at(1280, 960, (60, 50), 140, 60, 8, 30, yaw)
+    H = camera.homography()
+    canvas = new_canvas(np.full((960, 1280, 3), 0.3, np.float32))
+    draw_cards(canvas, H, scene.cards, Light(), 9.0)
+    labels = label_cards(scene.cards, canvas.drawn, camera, canvas.ids, canvas.ids)
+    labels = [lb for lb in labels if lb.labelled]
+    return camera, labels
+
+
+def as_detections(labels) -> Detections:
+    boxes = np.array([lb.box for lb in labels], np.float32).reshape(-1, 4)
+    return Detections(boxes, np.full(len(labels), 0.9, np.float32),
+                      np.array([CLASS_ID[lb.cls] for lb in labels], np.int64))
+
+
+@pytest.mark.parametrize("seed,yaw", [(1, 0), (2, 180), (3, 90), (4, 3)])
+def test_true_boxes_land_in_their_zones(art, seed, yaw):
+    camera, labels = rendered_layout(art, seed, yaw)
+    cal = Calibration(camera.homography(), (1280, 960), "markers", 0.0)
+    seen = place(as_detections(labels), cal, LAYOUT)
+    assert len(seen) == len(labels) > 5
+    right = sum(s.zone == lb.zone for s, lb in zip(seen, labels, strict=True))
+    assert right / len(labels) >= 0.95, [(lb.cls, lb.zone, s.zone) for s, lb in zip(seen, labels, strict=True)
+                                         if s.zone != lb.zone]
+
+
+def test_read_table_names_each_card_once_and_counts_backs():
+    from vision.table_state import SeenCard
+
+    seen = [SeenCard("7S", "flop_1", (34, 50), 0.9), SeenCard("7S", "flop_2", (46, 50), 0.6),
+            SeenCard("BACK", "draw_pile", (18, 50), 0.8), SeenCard("BACK", "draw_pile", (18, 51), 0.7),
+            SeenCard("QH", None, (0, 0), 0.8)]
+    state = read_table(seen)
+    assert state.cards == {"flop_1": ["7S"]} and state.backs == {"draw_pile": 2} and state.loose == ["QH"]
+
+
+def test_vote_ignores_one_bad_read():
+    good = TableState(cards={"flop_1": ["7S"], "castle_spades": ["AS"]}, backs={"draw_pile": 1})
+    bad = TableState(cards={"flop_1": ["7C"], "castle_spades": ["AS"]}, backs={"draw_pile": 2})
+    vote = Vote()
+    for s in (good, bad, good):
+        vote.add(s)
+    out = vote.result()
+    assert out.cards == {"flop_1": ["7S"], "castle_spades": ["AS"]} and out.backs == {"draw_pile": 1}
+    assert out.confidence["flop_1"] == pytest.approx(2 / 3)
+
+
+def test_settle_detector_reads_once_per_change(tmp_path):
+    """A real video file: a still table, a hand sweeps over it and leaves a card, still again."""
+    rng = np.random.default_rng(0)
+    table = cv2.GaussianBlur(rng.integers(60, 120, (360, 480, 3), dtype=np.uint8), (0, 0), 3)
+    path = tmp_path / "table.mp4"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 30, (480, 360))
+    for i in range(90):
+        frame = table.copy()
+        if i >= 55:
+            cv2.rectangle(frame, (300, 100), (360, 190), (240, 240, 240), -1)  # the card put down
+        if 30 <= i < 60:
+            x = 40 + (i - 30) * 12
+            cv2.ellipse(frame, (x, 200), (60, 35), 0, 0, 360, (150, 180, 220), -1)  # the hand
+        writer.write(frame)
+    writer.release()
+    cap = cv2.VideoCapture(str(path))
+    settle = SettleDetector(quiet_s=0.3)
+    reads, moving = [], []
+    i = 0
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        r = settle.update(frame, i / 30)
+        moving.append(r.moving)
+        if r.read_now:
+            reads.append(i)
+            settle.mark_read(frame)
+        i += 1
+    assert i == 90
+    assert any(moving[31:59]) and not any(moving[3:29]) and not any(moving[66:])
+    assert len(reads) == 2, reads
+    assert reads[0] < 30 and 60 < reads[1] < 75

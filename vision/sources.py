@@ -1,0 +1,181 @@
+"""Frame sources: a webcam, a video file, a stream URL or a folder of images, behind one API.
+
+Every source yields :class:`Frame` (index, timestamp in seconds, BGR image). A live source
+(webcam or stream) that stops delivering is reopened with back-off; while it is gone the
+source yields :class:`Lost` markers so the caller can pause the game and say so, and the
+game resumes when frames come back: nothing is lost.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import CardrefError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v")
+STREAM_PREFIXES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
+
+
+@dataclass
+class Frame:
+    index: int
+    time: float  # seconds since the start of the source (video time, or wall time when live)
+    image: np.ndarray
+
+
+@dataclass
+class Lost:
+    """The live source stopped delivering; ``attempt`` reopenings have been tried so far."""
+
+    since: float
+    attempt: int
+
+
+def describe(source: str) -> str:
+    """What kind of source a command-line value names: camera, stream, video or folder."""
+    if source.isdigit():
+        return "camera"
+    if source.startswith(STREAM_PREFIXES):
+        return "stream"
+    p = Path(source)
+    if p.is_dir():
+        return "folder"
+    if p.suffix.lower() in VIDEO_SUFFIXES:
+        return "video"
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        return "image"
+    raise CardrefError(f"{source}: not a camera index, a stream URL, a video file or a folder of images")
+
+
+def open_source(source: str, fps: float | None = None, **live_options) -> FrameSource:
+    kind = describe(source)
+    if kind in ("camera", "stream"):
+        return LiveSource(source, **live_options)
+    if kind == "video":
+        return VideoSource(Path(source))
+    return ImageSource(Path(source), fps or 1.0)
+
+
+class FrameSource:
+    """Iterate to get frames; ``fps`` is the nominal rate (None when unknown)."""
+
+    fps: float | None = None
+    name: str = ""
+
+    def __iter__(self) -> Iterator[Frame | Lost]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+
+class VideoSource(FrameSource):
+    """A recorded video, decoded by OpenCV; time is the frame's video time."""
+
+    def __init__(self, path: Path):
+        if not path.exists():
+            raise CardrefError(f"{path}: video file not found")
+        self.path, self.name = path, str(path)
+        self.cap = cv2.VideoCapture(str(path))
+        if not self.cap.isOpened():
+            raise CardrefError(f"{path}: cannot open video (not a video OpenCV can decode)")
+        self.fps = self.cap.get(cv2.CAP_PROP_FPS) or 30.0
+        self.frame_count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        self.size = (int(self.cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
+                     int(self.cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+
+    def __iter__(self) -> Iterator[Frame]:
+        index = 0
+        while True:
+            ok, image = self.cap.read()
+            if not ok:
+                return
+            yield Frame(index, index / self.fps, image)
+            index += 1
+
+    def close(self) -> None:
+        self.cap.release()
+
+
+class ImageSource(FrameSource):
+    """A folder of images in name order (or one image), paced at ``fps`` for the timestamps."""
+
+    def __init__(self, path: Path, fps: float = 1.0):
+        self.name = str(path)
+        if path.is_dir():
+            self.files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+            if not self.files:
+                raise CardrefError(f"{path}: no images in this folder (expected {', '.join(IMAGE_SUFFIXES)})")
+        else:
+            self.files = [path]
+        self.fps = fps
+
+    def __iter__(self) -> Iterator[Frame]:
+        for index, f in enumerate(self.files):
+            image = cv2.imread(str(f))
+            if image is None:
+                raise CardrefError(f"{f}: cannot read image")
+            yield Frame(index, index / self.fps, image)
+
+
+class LiveSource(FrameSource):
+    """A webcam (index) or a stream URL. A read failure closes the device and reopens it with
+    exponential back-off (``backoff`` seconds doubling up to ``max_backoff``); ``give_up``
+    seconds without a frame end the source (None: never)."""
+
+    def __init__(self, source: str, backoff: float = 0.5, max_backoff: float = 8.0,
+                 give_up: float | None = None, size: tuple[int, int] | None = None,
+                 opener: Callable[[], cv2.VideoCapture] | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        self.name = source
+        self.target: int | str = int(source) if source.isdigit() else source
+        self.backoff, self.max_backoff, self.give_up = backoff, max_backoff, give_up
+        self.size = size
+        self._open = opener or self._default_open
+        self.clock, self.sleep = clock, sleep
+        self.cap = self._open()
+        if not self.cap.isOpened():
+            raise CardrefError(f"{source}: cannot open camera or stream")
+        self.fps = self.cap.get(cv2.CAP_PROP_FPS) or None
+
+    def _default_open(self) -> cv2.VideoCapture:
+        cap = cv2.VideoCapture(self.target)
+        if self.size and cap.isOpened():
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])
+        return cap
+
+    def __iter__(self) -> Iterator[Frame | Lost]:
+        start = self.clock()
+        index = 0
+        while True:
+            ok, image = self.cap.read() if self.cap is not None else (False, None)
+            if ok:
+                yield Frame(index, self.clock() - start, image)
+                index += 1
+                continue
+            lost_at, attempt, wait = self.clock(), 0, self.backoff
+            while True:
+                if self.cap is not None:
+                    self.cap.release()
+                attempt += 1
+                yield Lost(lost_at - start, attempt)
+                if self.give_up is not None and self.clock() - lost_at > self.give_up:
+                    return
+                self.sleep(wait)
+                wait = min(wait * 2, self.max_backoff)
+                self.cap = self._open()
+                if self.cap.isOpened():
+                    break
+
+    def close(self) -> None:
+        if self.cap is not None:
+            self.cap.release()
