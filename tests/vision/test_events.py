@@ -1,0 +1,92 @@
+"""Event inference on simulated tables: seeded Royal Family games are played on a physical
+table model, the camera sees only what lies face up (pile tops, spreads), and the inferred
+observations must be the true ones, in order, leaving the referee in the same state."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.core import Referee
+from referee.games import load_game, simulator
+from vision.events import EventInference, visible
+from vision.layout import load_layout
+from vision.table_state import TableState
+
+LAYOUT = load_layout("royal_family")
+
+
+def camera_view(physical, drop: str | None = None) -> TableState:
+    state = TableState()
+    for (zone, name), k in sorted(visible(LAYOUT, physical).items()):
+        for _ in range(k):
+            if name != drop:
+                state.cards.setdefault(zone, []).append(name)
+    return state
+
+
+def play(seed: int, per_turn: bool = False, max_obs: int = 400):
+    """(true move observations a camera can see, inferred ones, truth referee, camera referee)."""
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    sim = simulator(truth.game, seed)
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    true_moves, inferred = [], []
+    unsettled = 0
+
+    moved = []  # cards moved since the last settle
+
+    def settle():
+        nonlocal unsettled
+        moved.clear()
+        result = inference.update(camera_view(physical))
+        assert result.desync is None, result.desync
+        inferred.extend(o for o, notes in result.fed if not any(a.kind == "REJECT" for a in notes))
+        unsettled = 0
+
+    while not truth.game.is_terminal(truth.state) and len(true_moves) < max_obs:
+        for obs in sim.next_observations(truth.state):
+            notes = truth.feed(obs)
+            assert not any(a.kind == "REJECT" for a in notes)
+            if obs.type == "move":
+                if obs.card in moved:
+                    settle()  # one card moved twice (by two players): the table settled between
+                before = visible(LAYOUT, physical)
+                cards = physical[obs.src]
+                if obs.card not in cards and obs.src == "draw_pile":  # the discard pile turned over
+                    cards += physical["discard_pile"]
+                    physical["discard_pile"] = []
+                del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                physical[obs.dst].append(obs.card)
+                if before[(obs.src, str(obs.card))] or visible(LAYOUT, physical)[(obs.dst, str(obs.card))]:
+                    true_moves.append(obs)  # a card slid out from under a pile into a face-down one is unseen
+                unsettled += 1
+                moved.append(obs.card)
+                # The protocol: a card drawn face-down is shown until the table settles.
+                revealed = LAYOUT.zones[obs.src].face == "down"
+                if revealed or not per_turn:
+                    settle()
+            else:  # an answer or end_turn: typed or keyed by a player, never seen
+                if unsettled:
+                    settle()
+                inference.answer(obs)
+                if camera.pending is None:
+                    settle()  # what waited for the answer
+        if unsettled:
+            settle()  # per turn: the clean-ups of the last move and the next move, then a settle
+    return true_moves, inferred, truth, camera
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_one_move_per_settle_recovers_every_observation(seed):
+    true_moves, inferred, truth, camera = play(seed)
+    assert len(true_moves) > 40
+    assert [o.to_json() for o in inferred] == [o.to_json() for o in true_moves]
+    assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_clean_ups_and_a_move_in_one_settle_are_ordered_by_the_rules(seed):
+    true_moves, inferred, truth, camera = play(seed, per_turn=True)
+    assert camera.snapshot() == truth.snapshot()
+    as_text = sorted(map(str, (o.to_json() for o in inferred)))
+    assert as_text == sorted(map(str, (o.to_json() for o in true_moves)))

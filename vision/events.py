@@ -1,0 +1,257 @@
+"""Event inference: where vision meets the rules.
+
+The camera gives a settled :class:`~vision.table_state.TableState` (face-up cards by zone).
+This module keeps the *physical* table as the players left it (which can lag behind the
+referee: a destroyed fortification stays on the table until someone clears it), compares
+what the camera sees with what that table should show, and turns the differences into
+observations for the referee:
+
+- a card seen in a new zone is a ``move`` from where it was (for a card that was hidden, in
+  the draw pile or under a pile's top, from where the referee says it is);
+- a card that left a zone for somewhere the camera cannot see (the face-down discard pile,
+  out of the game) is a ``move`` to whichever hidden zone the referee accepts, preferring the
+  clean-up it asked for;
+- the referee's legal moves decide between those readings and the order of several changes.
+
+A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
+is announced once, nothing is guessed, and the referee waits until the table matches again.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+
+from referee.announcements import Announcement
+from referee.cards import Card
+from referee.core import Referee
+from referee.observations import Observation
+from vision.layout import Layout
+from vision.table_state import TableState
+
+MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between the camera and the physical table, with its possible readings:
+    (from, to) zone pairs, best first. Only one side is ever unseen, so only it varies."""
+
+    card: str
+    readings: tuple[tuple[str, str], ...]
+
+    @property
+    def src(self) -> str:
+        return self.readings[0][0]
+
+    def observations(self) -> list[Observation]:
+        return [Observation.move(self.card, src, dst) for src, dst in self.readings]
+
+    def describe(self) -> str:
+        srcs = "/".join(dict.fromkeys(s for s, _ in self.readings))
+        dsts = "/".join(dict.fromkeys(d for _, d in self.readings))
+        return f"{self.card} {srcs} -> {dsts}"
+
+
+@dataclass
+class Result:
+    fed: list[tuple[Observation, list[Announcement]]] = field(default_factory=list)
+    desync: str | None = None  # set when the table cannot be explained (announced once)
+    resynced: bool = False  # the table matches the game again after a desync
+
+
+def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
+    """(zone, card name) -> how many the camera should see: a face-up pile shows its top,
+    a spread every card, a face-down or off-table zone nothing."""
+    out: Counter = Counter()
+    for zone, cards in physical.items():
+        z = layout.zones.get(zone)
+        if z is None or z.offtable or z.face == "down" or not cards:
+            continue
+        for c in cards[-1:] if z.kind == "pile" else cards:
+            out[(zone, str(c))] += 1
+    return out
+
+
+def seen_counts(state: TableState) -> Counter:
+    return Counter((zone, name) for zone, names in state.cards.items() for name in names)
+
+
+class EventInference:
+    """Feeds a referee from settled table states. ``physical`` starts as the referee's zones."""
+
+    def __init__(self, referee: Referee, layout: Layout):
+        self.referee = referee
+        self.layout = layout
+        self.physical: dict[str, list[Card]] = {z: list(cs) for z, cs in referee.state.zones.items()}
+        hidden = [z.id for z in layout.zones.values() if z.offtable or z.face == "down"]
+        # A card that leaves the camera's view goes to the discard pile or out of the game far
+        # more often than back into the draw pile: try that last.
+        self.hidden_zones = tuple(sorted(hidden, key=lambda z: z.startswith("draw")))
+        self.desync: str | None = None
+
+    # ---- what changed ------------------------------------------------------------------
+    def changes(self, seen: TableState) -> list[Change]:
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = [(z, n) for (z, n), k in (now - expected).items() for _ in range(k)]
+        gone = [(z, n) for (z, n), k in (expected - now).items() for _ in range(k)]
+        changes: list[Change] = []
+        for zone, name in appeared:
+            src = next((z for z, n in gone if n == name), None)
+            if src is not None:
+                gone.remove((src, name))
+                changes.append(Change(name, ((src, zone),)))
+            elif self._revealed(zone, name):
+                continue  # was under the pile's top all along
+            else:
+                home = self._hidden_home(name)
+                if home is None:
+                    continue  # not a card of this game's table (a misread): ignore
+                others = [h for h in self.hidden_zones if h != home]
+                changes.append(Change(name, tuple((h, zone) for h in [home, *others])))
+        # A card that left may lie under a pile's new top (a discard onto a flop pile and the
+        # next flop on top of it, before the table settled).
+        new_tops = [z for z, _ in appeared if self.layout.zones[z].kind == "pile"]
+        for zone, name in gone:
+            if self._left(zone, name, now):
+                dests = [d for d in new_tops if d != zone] + list(self._hidden_destinations(name, zone))
+                changes.append(Change(name, tuple((zone, d) for d in dict.fromkeys(dests))))
+        return changes
+
+    def _revealed(self, zone: str, name: str) -> bool:
+        return any(str(c) == name for c in self.physical.get(zone, [])[:-1])
+
+    def _hidden_home(self, name: str) -> str | None:
+        """Where an unseen card physically is: a face-down zone, or under a pile's top."""
+        view = visible(self.layout, self.physical)
+        homes = [z for z, cards in self.physical.items() for c in cards
+                 if str(c) == name and view[(z, name)] == 0]
+        referee_zone = next((z for z, cards in self.referee.state.zones.items()
+                             if any(str(c) == name for c in cards)), None)
+        if referee_zone in homes or (homes and referee_zone in self.hidden_zones):
+            return referee_zone  # e.g. the discard pile turned over as the new draw pile
+        return homes[0] if homes else None
+
+    def _left(self, zone: str, name: str, now: Counter) -> bool:
+        """Did the card leave ``zone`` (rather than get covered, or go unseen for a moment)?"""
+        z = self.layout.zones[zone]
+        if z.kind != "pile":
+            return True
+        below = self.physical[zone][:-1]
+        on_top_now = [n for (zz, n), k in now.items() if zz == zone and k > 0]
+        if not below:
+            return not on_top_now
+        return str(below[-1]) in on_top_now
+
+    def _hidden_destinations(self, name: str, src: str) -> tuple[str, ...]:
+        asked = [dst for c, s, dst in getattr(self.referee.state, "expected", []) if c == name and s == src]
+        rest = [z for z in self.hidden_zones if z not in asked]
+        return tuple(asked + rest)
+
+    # ---- feeding the referee -----------------------------------------------------------
+    def update(self, seen: TableState) -> Result:
+        result = Result()
+        changes = self.changes(seen)
+        if not changes:
+            if self.desync is not None:
+                self.desync, result.resynced = None, True
+            return result
+        plan = self._plan(changes)
+        if plan is None:
+            reason = "the table does not match the game: " + ", ".join(c.describe() for c in changes)
+            if reason != self.desync:
+                self.desync = result.desync = reason
+                obs = changes[0].observations()[0]
+                result.fed.append((obs, self._trial().feed(obs)))  # the referee's reason, state kept
+            return result
+        if self.desync is not None:
+            self.desync, result.resynced = None, True
+        for obs in plan:
+            notes = self.referee.feed(obs)
+            result.fed.append((obs, notes))
+            self._move(obs)
+            if self.referee.pending is not None:
+                break  # an ASK is open: the rest waits for the answer
+        self._sync_hidden()
+        return result
+
+    def _sync_hidden(self) -> None:
+        """Follow the referee for cards the camera cannot see move: a card under a pile's top
+        or in a face-down pile that the referee has sent to a face-down or off-table zone
+        (the old fortification slid out from under the new one, the discard pile turned over
+        as the draw pile). Cards in view are never moved here: the camera tells about them."""
+        ref = Counter((z, str(c)) for z, cs in self.referee.state.zones.items() for c in cs)
+        phys = Counter((z, str(c)) for z, cs in self.physical.items() for c in cs)
+        view = visible(self.layout, self.physical)
+        deficit = ref - phys
+        for (zone, name), surplus in (phys - ref).items():
+            for _ in range(min(surplus, phys[(zone, name)] - view[(zone, name)])):
+                dest = next((z for (z, n), k in deficit.items()
+                             if n == name and k > 0 and z in self.hidden_zones), None)
+                if dest is None:
+                    break
+                cards = self.physical[zone]
+                hidden = range(len(cards)) if zone in self.hidden_zones else range(len(cards) - 1)
+                i = next(i for i in hidden if str(cards[i]) == name)
+                self.physical.setdefault(dest, []).append(cards.pop(i))
+                deficit[(dest, name)] -= 1
+
+    def _trial(self) -> Referee:
+        log, self.referee.log = self.referee.log, None
+        try:
+            return copy.deepcopy(self.referee)
+        finally:
+            self.referee.log = log
+
+    def _plan(self, changes: list[Change]) -> list[Observation] | None:
+        """The first order and reading of the changes that the referee accepts throughout."""
+        natural = sorted(changes, key=self._rank)
+        orders = itertools.permutations(natural) if len(natural) <= MAX_PERMUTED else [natural]
+        for order in orders:
+            plan = self._accepted(list(order))
+            if plan is not None:
+                return plan
+        return None
+
+    def _rank(self, change: Change) -> int:
+        expected = getattr(self.referee.state, "expected", [])
+        if any(c == change.card and s == change.src for c, s, _ in expected):
+            return 0  # clean-ups the referee asked for come first
+        return 1 if change.src in self.hidden_zones else 2
+
+    def _accepted(self, order: list[Change]) -> list[Observation] | None:
+        trial = self._trial()
+        plan: list[Observation] = []
+        for change in order:
+            if trial.pending is not None:
+                return plan  # an open ASK: feed up to here, the rest after the answer
+            for obs in change.observations():
+                attempt = copy.deepcopy(trial)
+                notes = attempt.feed(obs)
+                if not any(a.kind == "REJECT" for a in notes):
+                    trial = attempt
+                    plan.append(obs)
+                    break
+            else:
+                return None
+        return plan
+
+    def _move(self, obs: Observation) -> None:
+        """Update the physical table: the card leaves its zone and goes on top of the other."""
+        if obs.type != "move" or obs.card is None:
+            return
+        homes = [obs.src] + [z for z in self.hidden_zones if z != obs.src]
+        for zone in homes:  # a card of a turned-over pile may still be filed under the old one
+            cards = self.physical.get(zone, [])
+            if obs.card in cards:
+                del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                break
+        self.physical.setdefault(obs.dst, []).append(obs.card)
+
+    def answer(self, obs: Observation) -> list[Announcement]:
+        """An answer typed or keyed by a player (or a non-table observation such as end_turn)."""
+        notes = self.referee.feed(obs)
+        self._sync_hidden()
+        return notes
