@@ -51,7 +51,8 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     rows = []
-    print(f"{'cards':>5} {'cold median ms':>15} {'cold max ms':>12} {'warm median ms':>15} {'warm max ms':>12}")
+    heads = ("cold median ms", "cold max ms", "warm median ms", "warm max ms")
+    print(f"{'cards':>5} " + " ".join(f"{h:>{len(h) + 1}}" for h in heads))
     for size in SIZES:
         sample = _villages(rng, size, args.villages)
         cold = [_time(v, c, cold=True) for v, c in sample]
