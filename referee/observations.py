@@ -68,7 +68,11 @@ class Observation:
             return f"{self.card} {self.src} -> {self.dst}"
         if self.type == "answer":
             return f"answer {self.data.get('choice')}"
-        extra = " ".join(f"{k}={_short_value(v)}" for k, v in self.data.items())
+        # A game type may carry a card and zones too (Royal Shuffle's ``placed``): keep them,
+        # so that the short form reads back as the same observation.
+        fields = {"card": self.card, "from": self.src, "to": self.dst}
+        items = [(k, v) for k, v in fields.items() if v is not None] + list(self.data.items())
+        extra = " ".join(f"{k}={_short_value(v)}" for k, v in items)
         return f"{self.type} {extra}".strip()
 
     @classmethod

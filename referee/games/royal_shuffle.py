@@ -1,0 +1,103 @@
+"""Royal Shuffle referee (2 players): villages, the royal court, flip-draw-play turns and
+the best settlement of every village, scored exactly.
+
+Spec: ``shared/rules/royal_shuffle.md`` (A<n> is item n of its ambiguity list); formats and
+decisions: ``docs/royal_shuffle.md``. The rules are in ``royal_shuffle_rules``, the village
+optimiser in ``royal_shuffle_scoring``; this module wires them to the referee core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.announcements import Announcement, announce, legal
+from referee.config import GameConfig
+from referee.core import Game, Move, Outcome
+from referee.games.royal_shuffle_invariants import check_state
+from referee.games.royal_shuffle_moves import Flip, Play
+from referee.games.royal_shuffle_observe import (
+    OBSERVATION_TYPES,
+    interpret_observation,
+    validate_observation,
+)
+from referee.games.royal_shuffle_rules import Rules, Variants
+from referee.games.royal_shuffle_sim import ShuffleSimulator
+from referee.games.royal_shuffle_state import OVER, PLAYERS, ZONES, ShuffleState
+from referee.observations import Observation
+
+
+class RoyalShuffle(Game):
+    name = "royal_shuffle"
+    players = PLAYERS
+    zones = ZONES
+    observation_types = OBSERVATION_TYPES
+
+    def __init__(self, config: GameConfig):
+        super().__init__(config)
+        self.variants = Variants.of(self.v)
+        self.rules = Rules(self.variants)
+
+    # ---- state -------------------------------------------------------------------------
+    def new_state(self) -> ShuffleState:
+        return ShuffleState()
+
+    def copy_state(self, state: ShuffleState) -> ShuffleState:
+        return state.copy()
+
+    def is_terminal(self, state: ShuffleState) -> bool:
+        return state.phase == OVER
+
+    def _legal_moves(self, state: ShuffleState) -> list[Move]:
+        return self.rules.legal(state)
+
+    def _apply(self, state: ShuffleState, move: Move) -> list[Announcement]:
+        return self.rules.apply(state, move)
+
+    # ---- observations ------------------------------------------------------------------
+    def validate(self, obs: Observation, loc: str = "") -> None:
+        super().validate(obs, loc)
+        validate_observation(obs, loc)
+
+    def interpret(self, state: ShuffleState, obs: Observation) -> list[Move]:
+        return interpret_observation(state, obs)
+
+    def choice_label(self, state: ShuffleState, move: Move) -> str:
+        """``flip_village_p1`` / ``play_village_p2``: which card was flipped, and where."""
+        if isinstance(move, (Flip, Play)):
+            return f"{type(move).__name__.lower()}_{move.to}"
+        return move.describe()
+
+    # ---- announcements, end and checks -------------------------------------------------
+    def start_announcements(self, state: ShuffleState) -> list[Announcement]:
+        return [
+            announce("Royal Shuffle, 2 players p1 and p2. Shuffle the 54 cards, deal 4 face down "
+                     "to each player, the rest is draw_pile. Draw lots for who starts.",
+                     event="Setup", variants=dict(self.v)),
+            legal(self.rules.expect(state), phase=state.phase),
+        ]
+
+    def outcome(self, state: ShuffleState) -> Outcome | None:
+        if state.phase != OVER:
+            return None
+        return Outcome(state.winner, state.end_reason, True)
+
+    def stats(self, state: ShuffleState) -> dict[str, Any]:
+        scores = self.rules.scores(state)
+        return {
+            "turns": state.turn,
+            "draw_pile_left": state.draw_pile,
+            "village_cards": sum(len(v) for v in state.villages.values()),
+            **{f"score_{p}": pts for p, (pts, _) in scores.items()},
+            "ended_by_joker": int(state.end_reason.startswith("Joker")),
+        }
+
+    def check_invariants(self, state: ShuffleState) -> None:
+        check_state(state, self.variants)
+
+
+
+
+GAME = RoyalShuffle
+SIMULATOR = ShuffleSimulator
+
+__all__ = ["GAME", "SIMULATOR", "RoyalShuffle", "ShuffleSimulator"]
