@@ -13,6 +13,7 @@ bitmask), so a table is never split greedily into a dead end.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from itertools import combinations, product
 
 from referee.cards import Card
@@ -79,8 +80,13 @@ def is_meld(cards: Sequence[Card], ace_wrap: bool = False) -> bool:
 
 
 # ---- every valid meld that holds a given card ---------------------------------------------
-def _run_windows(value: int, ace_wrap: bool) -> Iterator[tuple[int, ...]]:
+@cache
+def _run_windows(value: int, ace_wrap: bool) -> tuple[tuple[int, ...], ...]:
     """Rank windows (values 1..13, ace 1) of length 3..13 that contain ``value``."""
+    return tuple(_windows(value, ace_wrap))
+
+
+def _windows(value: int, ace_wrap: bool) -> Iterator[tuple[int, ...]]:
     seen: set[frozenset[int]] = set()
     if ace_wrap:
         for length in range(MIN_MELD, RANK_COUNT + 1):

@@ -33,7 +33,7 @@ MAX_PLAYS = 6
 # Relative weights of the kinds of play, when several are possible.
 WEIGHTS: dict[str, float] = {
     "castle": 50.0, "take_duke": 4.0, "meld": 3.0, "extend": 2.0, "create_duke": 3.0,
-    "shift": 0.4, "regroup": 0.6, "switch": 0.4, "last_stand": 2.0, "stop": 1.5,
+    "shift": 0.4, "regroup": 1.5, "switch": 0.4, "last_stand": 2.0, "stop": 1.5,
 }
 
 
@@ -344,7 +344,7 @@ class DukesSimulator(Simulator):
         """Two melds (and maybe a hand card) pushed together and split anew, reported as the
         camera's whole table; sometimes as one unsplit cluster for the referee to split."""
         keys = list(state.melds)
-        if len(keys) < 2 or self.rng.random() < 0.5:
+        if len(keys) < 2 or self.rng.random() < 0.8:
             return []
         a, b = self.rng.sample(keys, 2)
         extra = [self.rng.choice(self.hand[p])] if self.hand[p] and self.rng.random() < 0.5 else []
