@@ -1,0 +1,219 @@
+"""Dukes Up! (two players, a half deck each): castles, dukes, runs and sets, refereed from
+the table.
+
+Spec: ``shared/rules/dukes_up.md``; formats and decisions: ``docs/dukes_up.md``. Melds and
+the partition search live in ``dukes_up_melds``, the rules in ``dukes_up_rules``, the
+reading of observations in ``dukes_up_observe``; this module ties them to the core and
+checks the state (cards conserved, counts consistent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.announcements import Announcement, announce, legal
+from referee.cards import Card
+from referee.config import GameConfig
+from referee.core import Game, Move, Outcome
+from referee.errors import IllegalMove, InvariantError, ObservationError
+from referee.games.dukes_up_melds import is_meld, show, sort_cards
+from referee.games.dukes_up_moves import (
+    ChooseFirst,
+    CreateDuke,
+    Discard,
+    Draw,
+    DrawDiscard,
+    EndTurn,
+    FlipCastle,
+    Meld,
+    PickUp,
+    PlaceDown,
+    Regroup,
+    ReturnCastle,
+    Shift,
+    SwitchIn,
+    SwitchOut,
+    TakeCastle,
+    TakeDuke,
+)
+from referee.games.dukes_up_observe import interpret, validate_fields
+from referee.games.dukes_up_rules import Rules, side_summary
+from referee.games.dukes_up_sim import DukesSimulator
+from referee.games.dukes_up_state import (
+    HAND_LIMIT,
+    MELD_ZONE,
+    PLAYERS,
+    ZONES,
+    DukesState,
+    half_deck,
+    other,
+    owner,
+)
+from referee.observations import Observation
+
+HALVES: dict[str, frozenset[Card]] = {p: frozenset(half_deck(p)) for p in PLAYERS}
+
+
+class DukesUp(Game):
+    name = "dukes_up"
+    players = PLAYERS
+    zones = ZONES
+    observation_types = ("move", "answer", "end_turn", "dukes_up", "table")
+
+    def __init__(self, config: GameConfig):
+        super().__init__(config)
+        self.rules = Rules(self.v)
+
+    # ---- state -------------------------------------------------------------------------
+    def new_state(self) -> DukesState:
+        return DukesState()
+
+    def copy_state(self, state: DukesState) -> DukesState:
+        return state.copy()
+
+    def is_terminal(self, state: DukesState) -> bool:
+        return state.phase == "over"
+
+    def _apply(self, state: DukesState, move: Move) -> list[Announcement]:
+        notes: list[Announcement] = []
+        self.rules.apply(state, move, notes)
+        return notes
+
+    def _legal_moves(self, state: DukesState) -> list[Move]:
+        """Every single-card movement (and answer, reveal excluded) that is legal now; hidden
+        cards are listed by every identity they could have. ``table`` regroupings are not
+        enumerated: any rearrangement is a sequence of ``Shift`` moves."""
+        out: list[Move] = []
+        for move in self._candidates(state):
+            try:
+                self.apply(state, move)
+            except IllegalMove:
+                continue
+            out.append(move)
+        return out
+
+    def _candidates(self, s: DukesState) -> list[Move]:
+        if s.phase == "setup":
+            return [m for p in PLAYERS for m in (Draw(p), PlaceDown(p, "castle"), PlaceDown(p, "dukes"),
+                                                 PickUp(p, "castle"), PickUp(p, "dukes"))]
+        if s.phase == "first":
+            return [ChooseFirst(p) for p in PLAYERS]
+        p, q = s.active, other(s.active)
+        me, opp = s.sides[p], s.sides[q]
+        targets = [*s.melds, s.new_meld_id()]
+        hand = list(me.hand_known) + (sorted(me.hidden) if me.hand_unknown else [])
+        moves: list[Move] = [Draw(p), EndTurn()]
+        if me.discard:
+            moves.append(DrawDiscard(p, me.discard[-1]))
+        moves += [FlipCastle(p, c) for c in sorted(me.hidden)] if s.flip_due else []
+        for c in hand:
+            moves += [Meld(p, c, t) for t in targets]
+            moves += [SwitchIn(p, c) if me.dukes or s.switch_out else CreateDuke(p, c), Discard(p, "hand", c)]
+        moves += [Discard(p, "draw_pile", c) for c in sorted(me.hidden)] if me.draw else []
+        for key, cards in s.melds.items():
+            for c in cards:
+                moves += [Shift(c, t) for t in targets if t != key]
+                moves.append(Discard(p, "table", c))
+        for c in opp.dukes:
+            moves += [TakeDuke(q, c, t) for t in targets]
+        for side, who in ((opp, q), (me, p)):
+            if side.castle_up is not None:
+                moves += [TakeCastle(who, side.castle_up, t) for t in targets]
+        if s.last_stand is not None:
+            moves.append(ReturnCastle(p, s.last_stand))
+        moves += [SwitchOut(p, c) for c in me.dukes]
+        return moves
+
+    # ---- observations ------------------------------------------------------------------
+    def validate(self, obs: Observation, loc: str = "") -> None:
+        prefix = f"{loc}: " if loc else ""
+        if obs.type not in self.observation_types:
+            super().validate(obs, loc)
+        for key, zone in (("from", obs.src), ("to", obs.dst)):
+            if zone is not None and zone not in ZONES and not MELD_ZONE.fullmatch(zone):
+                raise ObservationError(
+                    f"{prefix}field '{key}': unknown zone {zone!r} for {self.name} "
+                    "(expected ZONE_black/ZONE_red with ZONE draw_pile, discard_pile, hand, castle, "
+                    "dukes; meld_1, meld_2, ...; or table)")
+        validate_fields(obs.type, obs.data, prefix)
+
+    def interpret(self, state: DukesState, obs: Observation) -> list[Move]:
+        return interpret(state, obs.type, obs.card, obs.src, obs.dst, obs.data, self.rules.ace_wrap)
+
+    def choice_label(self, state: DukesState, move: Move) -> str:
+        if isinstance(move, Regroup):
+            return "/".join("+".join(map(str, sort_cards(m))) for m in move.melds)
+        if isinstance(move, ChooseFirst):
+            return move.player
+        return move.describe()
+
+    # ---- announcements, end and checks -------------------------------------------------
+    def start_announcements(self, state: DukesState) -> list[Announcement]:
+        return [
+            announce("Dukes Up!: black has spades and clubs, red hearts and diamonds", event="Setup"),
+            legal("Each player shuffles, draws 4 (BACK draw_pile_p -> hand_p), puts 1 castle and 2 dukes "
+                  "face-down (BACK hand_p -> castle_p / dukes_p), then dukes_up black=.. red=..",
+                  phase=state.phase),
+        ]
+
+    def outcome(self, state: DukesState) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        return Outcome(state.winner, state.end_reason, state.by_rules)
+
+    def stats(self, state: DukesState) -> dict[str, Any]:
+        scores = state.scores or self.rules.scores(state)
+        return {
+            "turns": state.turn,
+            "score_black": scores["black"],
+            "score_red": scores["red"],
+            "castle_taken": int(state.castle_taken_by is not None),
+            "final_turn": int(state.final_turn),
+            "table_cards": len(state.table_cards()),
+            "reshuffles": state.reshuffles,
+        }
+
+    def describe(self, state: DukesState) -> str:
+        """A few lines for a person: both sides and the table."""
+        lines = [f"{p}: {side_summary(state.sides[p])}" for p in PLAYERS]
+        lines += [f"{k}: {show(v)}" for k, v in state.melds.items()]
+        return "\n".join(lines)
+
+    def check_invariants(self, state: DukesState) -> None:
+        s = state
+        table = [c for cards in s.melds.values() for c in cards]
+        if any(not cards for cards in s.melds.values()):
+            raise InvariantError("an empty meld is kept")
+        for p in PLAYERS:
+            side = s.sides[p]
+            mine = [c for c in table if owner(c) == p]
+            seen = [*side.hand_known, *side.dukes, *side.discard, *mine]
+            if side.castle_up is not None:
+                seen.append(side.castle_up)
+            every = seen + list(side.hidden)
+            if len(set(every)) != len(every) or set(every) != HALVES[p]:
+                dup = sorted({str(c) for c in every if every.count(c) > 1})
+                missing = sorted(map(str, HALVES[p] - set(every)))
+                raise InvariantError(f"{p}'s cards not conserved: in two zones {dup}, missing {missing}")
+            if side.hand_unknown < 0 or side.draw < 0:
+                raise InvariantError(f"{p}: hand {side.hand} < {len(side.hand_known)} known, "
+                                     f"or draw {side.draw}")
+            face_down = int(side.castle_down) + side.setup_dukes
+            if len(side.hidden) != side.draw + side.hand_unknown + face_down:
+                raise InvariantError(f"{p}: {len(side.hidden)} hidden cards != draw {side.draw} + unknown "
+                                     f"hand {side.hand_unknown} + face-down {face_down}")
+            limit = HAND_LIMIT + int(s.switch_out is not None and s.active == p)
+            if side.hand > limit:
+                raise InvariantError(f"{p} holds {side.hand} cards (limit {limit})")
+            if len(side.dukes) > 2 + int(s.switch_in is not None and s.active == p):
+                raise InvariantError(f"{p} has {len(side.dukes)} dukes")
+            if side.castle_down and side.castle_up is not None:
+                raise InvariantError(f"{p}'s castle is both face-down and face-up")
+        if s.phase == "draw" and s.drawn == 0:
+            bad = [show(v) for v in s.melds.values() if not is_meld(v, self.rules.ace_wrap)]
+            if bad:
+                raise InvariantError(f"a turn starts with invalid melds on the table: {bad}")
+
+
+GAME = DukesUp
+SIMULATOR = DukesSimulator
