@@ -66,8 +66,13 @@ class Calibration:
             H = np.array(data["H"], float)
             if H.shape != (3, 3):
                 raise ValueError("H is not 3x3")
-            return cls(H, tuple(data["size"]), str(data["method"]), float(data["error_px"]),
-                       tuple(data.get("markers", ())))
+            return cls(
+                H,
+                tuple(data["size"]),
+                str(data["method"]),
+                float(data["error_px"]),
+                tuple(data.get("markers", ())),
+            )
         except (KeyError, TypeError, ValueError) as e:
             raise CardrefError(f"{path}: not a calibration file ({e})") from None
 
@@ -104,8 +109,10 @@ def from_markers(image: np.ndarray, layout: Layout, source: str = "image") -> Ca
         raise CardrefError(f"{layout.source}: the layout has no markers to calibrate with")
     found = detect_markers(image, layout)
     if len(found) < MIN_MARKERS:
-        raise CardrefError(f"{source}: found {len(found)} of the play mat's {len(layout.markers)} markers "
-                           f"(need at least {MIN_MARKERS}; is the whole mat in view?)")
+        raise CardrefError(
+            f"{source}: found {len(found)} of the play mat's {len(layout.markers)} markers "
+            f"(need at least {MIN_MARKERS}; is the whole mat in view?)"
+        )
     by_id = {m.id: m for m in layout.markers}
     table = np.array([c for i in sorted(found) for c in by_id[i].corners], float)
     image_pts = np.concatenate([found[i] for i in sorted(found)]).astype(float)

@@ -126,10 +126,12 @@ class EventInference:
     def _hidden_home(self, name: str) -> str | None:
         """Where an unseen card physically is: a face-down zone, or under a pile's top."""
         view = visible(self.layout, self.physical)
-        homes = [z for z, cards in self.physical.items() for c in cards
-                 if str(c) == name and view[(z, name)] == 0]
-        referee_zone = next((z for z, cards in self.referee.state.zones.items()
-                             if any(str(c) == name for c in cards)), None)
+        homes = [
+            z for z, cards in self.physical.items() for c in cards if str(c) == name and view[(z, name)] == 0
+        ]
+        referee_zone = next(
+            (z for z, cards in self.referee.state.zones.items() if any(str(c) == name for c in cards)), None
+        )
         if referee_zone in homes or (homes and referee_zone in self.hidden_zones):
             return referee_zone  # e.g. the discard pile turned over as the new draw pile
         return homes[0] if homes else None
@@ -188,8 +190,10 @@ class EventInference:
         deficit = ref - phys
         for (zone, name), surplus in (phys - ref).items():
             for _ in range(min(surplus, phys[(zone, name)] - view[(zone, name)])):
-                dest = next((z for (z, n), k in deficit.items()
-                             if n == name and k > 0 and z in self.hidden_zones), None)
+                dest = next(
+                    (z for (z, n), k in deficit.items() if n == name and k > 0 and z in self.hidden_zones),
+                    None,
+                )
                 if dest is None:
                     break
                 cards = self.physical[zone]

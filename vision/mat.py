@@ -65,8 +65,16 @@ def _label(mat: np.ndarray, text: str, corner: tuple[int, int], px_per_cm: float
     """A small zone name just inside the zone's lower-left corner."""
     scale = 0.028 * px_per_cm
     x, y = corner[0] + round(0.3 * px_per_cm), corner[1] - round(0.3 * px_per_cm)
-    cv2.putText(mat, text.replace("_", " "), (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, LABEL_COLOUR,
-                max(1, round(scale * 1.5)), cv2.LINE_AA)
+    cv2.putText(
+        mat,
+        text.replace("_", " "),
+        (x, y),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        scale,
+        LABEL_COLOUR,
+        max(1, round(scale * 1.5)),
+        cv2.LINE_AA,
+    )
 
 
 @dataclass(frozen=True)
@@ -117,14 +125,24 @@ def write_mat(layout: Layout, out: str | Path, dpi: int = 150, paper: str | None
     for t in tile_list:
         page = Image.new("RGB", (round(page_w * px_per_cm), round(page_h * px_per_cm)), "white")
         m = round(PRINT_MARGIN_CM * px_per_cm)
-        box = (round(t.x0 * px_per_cm), round(t.y0 * px_per_cm),
-               round((t.x0 + page_w - 2 * PRINT_MARGIN_CM) * px_per_cm),
-               round((t.y0 + page_h - 2 * PRINT_MARGIN_CM) * px_per_cm))
+        box = (
+            round(t.x0 * px_per_cm),
+            round(t.y0 * px_per_cm),
+            round((t.x0 + page_w - 2 * PRINT_MARGIN_CM) * px_per_cm),
+            round((t.y0 + page_h - 2 * PRINT_MARGIN_CM) * px_per_cm),
+        )
         page.paste(rgb.crop(box), (m, m))
         arr = np.array(page)
-        cv2.putText(arr, f"{layout.name} row {t.row + 1} col {t.col + 1}  (print at 100 %)",
-                    (m, max(12, m - 8)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * px_per_cm / 20, (0, 0, 0), 1,
-                    cv2.LINE_AA)
+        cv2.putText(
+            arr,
+            f"{layout.name} row {t.row + 1} col {t.col + 1}  (print at 100 %)",
+            (m, max(12, m - 8)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.4 * px_per_cm / 20,
+            (0, 0, 0),
+            1,
+            cv2.LINE_AA,
+        )
         pages.append(Image.fromarray(arr))
     pages[0].save(out, "PDF", resolution=dpi, save_all=True, append_images=pages[1:])
     return out

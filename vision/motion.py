@@ -30,8 +30,9 @@ class MotionReport:
 class SettleDetector:
     """Debounced motion: ``update(frame, t)`` once per frame, in time order."""
 
-    def __init__(self, quiet_s: float = 0.4, motion_threshold: float = 0.004,
-                 change_threshold: float = 0.002):
+    def __init__(
+        self, quiet_s: float = 0.4, motion_threshold: float = 0.004, change_threshold: float = 0.002
+    ):
         self.quiet_s = quiet_s
         self.motion_threshold = motion_threshold
         self.change_threshold = change_threshold
@@ -63,8 +64,9 @@ class SettleDetector:
         elif self.quiet_since is None:
             self.quiet_since = t
         settled = self.quiet_since is not None and t - self.quiet_since >= self.quiet_s
-        read_now = settled and (self.reference is None or
-                                self.changed(small, self.reference) > self.change_threshold)
+        read_now = settled and (
+            self.reference is None or self.changed(small, self.reference) > self.change_threshold
+        )
         return MotionReport(motion, moving, settled, read_now)
 
     def mark_read(self, image: np.ndarray) -> None:

@@ -88,8 +88,10 @@ class VideoSource(FrameSource):
             raise CardrefError(f"{path}: cannot open video (not a video OpenCV can decode)")
         self.fps = self.cap.get(cv2.CAP_PROP_FPS) or 30.0
         self.frame_count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT))
-        self.size = (int(self.cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
-                     int(self.cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+        self.size = (
+            int(self.cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
+            int(self.cap.get(cv2.CAP_PROP_FRAME_HEIGHT)),
+        )
 
     def __iter__(self) -> Iterator[Frame]:
         index = 0
@@ -130,11 +132,17 @@ class LiveSource(FrameSource):
     exponential back-off (``backoff`` seconds doubling up to ``max_backoff``); ``give_up``
     seconds without a frame end the source (None: never)."""
 
-    def __init__(self, source: str, backoff: float = 0.5, max_backoff: float = 8.0,
-                 give_up: float | None = None, size: tuple[int, int] | None = None,
-                 opener: Callable[[], cv2.VideoCapture] | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        source: str,
+        backoff: float = 0.5,
+        max_backoff: float = 8.0,
+        give_up: float | None = None,
+        size: tuple[int, int] | None = None,
+        opener: Callable[[], cv2.VideoCapture] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         self.name = source
         self.target: int | str = int(source) if source.isdigit() else source
         self.backoff, self.max_backoff, self.give_up = backoff, max_backoff, give_up

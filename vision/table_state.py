@@ -46,8 +46,11 @@ class TableState:
         return Counter(n for names in self.cards.values() for n in names) + Counter(self.loose)
 
     def to_json(self) -> dict:
-        return {"cards": {z: list(v) for z, v in sorted(self.cards.items()) if v},
-                "backs": {z: n for z, n in sorted(self.backs.items()) if n}, "loose": list(self.loose)}
+        return {
+            "cards": {z: list(v) for z, v in sorted(self.cards.items()) if v},
+            "backs": {z: n for z, n in sorted(self.backs.items()) if n},
+            "loose": list(self.loose),
+        }
 
 
 def zone_for(layout: Layout, x: float, y: float, landscape: bool) -> str | None:
@@ -77,8 +80,11 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
     for i, (x, y) in enumerate(centres):
         landscape = extent[i, 0] > 1.15 * extent[i, 1]
         name = CLASSES[int(detections.class_id[i])]
-        seen.append(SeenCard(name, zone_for(layout, x, y, landscape), (float(x), float(y)),
-                             float(detections.confidence[i])))
+        seen.append(
+            SeenCard(
+                name, zone_for(layout, x, y, landscape), (float(x), float(y)), float(detections.confidence[i])
+            )
+        )
     return seen
 
 

@@ -24,8 +24,13 @@ def view_of(mat: np.ndarray, px_per_cm: float, camera) -> np.ndarray:
     """What ``camera`` sees of the mat image lying on the table (an exact homography warp)."""
     height_cm = mat.shape[0] / px_per_cm  # mat rows run down the page, table y up it
     mat_to_table = np.array([[1 / px_per_cm, 0, 0], [0, -1 / px_per_cm, height_cm], [0, 0, 1]])
-    return cv2.warpPerspective(mat, camera.homography() @ mat_to_table, (camera.width, camera.height),
-                               flags=cv2.INTER_AREA, borderValue=(60, 90, 120))
+    return cv2.warpPerspective(
+        mat,
+        camera.homography() @ mat_to_table,
+        (camera.width, camera.height),
+        flags=cv2.INTER_AREA,
+        borderValue=(60, 90, 120),
+    )
 
 
 def zone_centres() -> np.ndarray:
@@ -36,8 +41,12 @@ def zone_centres() -> np.ndarray:
 def printed_mat(tmp_path_factory) -> tuple[np.ndarray, float]:
     """The mat written by ``cardref mat`` as PNG, read back with its resolution."""
     out = tmp_path_factory.mktemp("mat") / "mat.png"
-    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(out),
-                        "--dpi", "60"], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(out), "--dpi", "60"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     dpi = Image.open(out).info["dpi"][0]
     return cv2.imread(str(out)), dpi / 2.54
@@ -87,8 +96,24 @@ def test_a_view_without_the_mat_is_a_clear_error():
 
 def test_mat_tiled_on_a4_pages(tmp_path):
     out = tmp_path / "mat.pdf"
-    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(out),
-                        "--paper", "a4", "--dpi", "40"], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vision.cli.main",
+            "mat",
+            "royal_family",
+            "--out",
+            str(out),
+            "--paper",
+            "a4",
+            "--dpi",
+            "40",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, r.stderr
     data = out.read_bytes()
     assert data.startswith(b"%PDF")
@@ -97,6 +122,10 @@ def test_mat_tiled_on_a4_pages(tmp_path):
 
 
 def test_mat_refuses_an_unknown_format(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out",
-                        str(tmp_path / "mat.svg")], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(tmp_path / "mat.svg")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert r.returncode == 2 and "expected a .png or .pdf" in r.stderr

@@ -36,8 +36,9 @@ def test_image_folder_in_name_order(tmp_path):
     assert [int(f.image[0, 0, 0]) for f in frames] == [10, 20] and frames[1].time == 0.5
 
 
-@pytest.mark.parametrize("source,message", [("nothing.xyz", "not a camera index"),
-                                            ("missing.mp4", "video file not found")])
+@pytest.mark.parametrize(
+    "source,message", [("nothing.xyz", "not a camera index"), ("missing.mp4", "video file not found")]
+)
 def test_bad_sources_are_named(tmp_path, source, message):
     with pytest.raises(CardrefError, match=message):
         open_source(str(tmp_path / source))

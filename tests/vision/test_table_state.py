@@ -45,8 +45,9 @@ def rendered_layout(art: Art, seed: int, yaw: float):
 
 def as_detections(labels) -> Detections:
     boxes = np.array([lb.box for lb in labels], np.float32).reshape(-1, 4)
-    return Detections(boxes, np.full(len(labels), 0.9, np.float32),
-                      np.array([CLASS_ID[lb.cls] for lb in labels], np.int64))
+    return Detections(
+        boxes, np.full(len(labels), 0.9, np.float32), np.array([CLASS_ID[lb.cls] for lb in labels], np.int64)
+    )
 
 
 @pytest.mark.parametrize("seed,yaw", [(1, 0), (2, 180), (3, 90), (4, 3)])
@@ -56,16 +57,21 @@ def test_true_boxes_land_in_their_zones(art, seed, yaw):
     seen = place(as_detections(labels), cal, LAYOUT)
     assert len(seen) == len(labels) > 5
     right = sum(s.zone == lb.zone for s, lb in zip(seen, labels, strict=True))
-    assert right / len(labels) >= 0.95, [(lb.cls, lb.zone, s.zone) for s, lb in zip(seen, labels, strict=True)
-                                         if s.zone != lb.zone]
+    assert right / len(labels) >= 0.95, [
+        (lb.cls, lb.zone, s.zone) for s, lb in zip(seen, labels, strict=True) if s.zone != lb.zone
+    ]
 
 
 def test_read_table_names_each_card_once_and_counts_backs():
     from vision.table_state import SeenCard
 
-    seen = [SeenCard("7S", "flop_1", (34, 50), 0.9), SeenCard("7S", "flop_2", (46, 50), 0.6),
-            SeenCard("BACK", "draw_pile", (18, 50), 0.8), SeenCard("BACK", "draw_pile", (18, 51), 0.7),
-            SeenCard("QH", None, (0, 0), 0.8)]
+    seen = [
+        SeenCard("7S", "flop_1", (34, 50), 0.9),
+        SeenCard("7S", "flop_2", (46, 50), 0.6),
+        SeenCard("BACK", "draw_pile", (18, 50), 0.8),
+        SeenCard("BACK", "draw_pile", (18, 51), 0.7),
+        SeenCard("QH", None, (0, 0), 0.8),
+    ]
     state = read_table(seen)
     assert state.cards == {"flop_1": ["7S"]} and state.backs == {"draw_pile": 2} and state.loose == ["QH"]
 

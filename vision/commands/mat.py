@@ -10,8 +10,9 @@ import argparse
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("game", help="game whose layout to print (configs/layouts/GAME.yaml) or a layout file")
     p.add_argument("--out", default="mat.pdf", help="output .pdf or .png (default mat.pdf)")
     p.add_argument("--dpi", type=int, default=150, help="resolution (default 150)")

@@ -1,0 +1,141 @@
+"""``cardref replay VIDEO --game GAME --out DIR``: referee a recorded game video.
+
+Writes, in DIR: ``events.jsonl`` (observations, announcements and camera events, streamed as
+they happen: a crash keeps everything up to it), ``detections.jsonl`` (the detector's output
+on every analysed frame: ``--detections`` re-runs the rules from it without the model),
+``observations.jsonl`` (the game log, resumable with ``cardref referee``),
+``announcements.srt`` (subtitles to play beside the video), ``annotated.mp4``,
+``summary.json`` and ``report.html`` (a timeline with thumbnails; doubtful moments flagged).
+
+The referee's questions (ASK) cannot be answered during a replay: give the answers in order
+with ``--answers FILE.jsonl`` (lines such as ``{"type": "answer", "choice": "clubs"}``), or
+they are flagged in the report and the game waits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from referee.errors import CardrefError
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    from referee.games import GAMES
+
+    p = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("video", help="recorded video file")
+    p.add_argument("--game", required=True, choices=GAMES)
+    p.add_argument("--out", required=True, type=Path, help="output folder")
+    p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
+    p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
+    p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed")
+    p.add_argument(
+        "--calibration", type=Path, help="saved calibration JSON (default: from the mat's markers)"
+    )
+    p.add_argument("--answers", type=Path, help="answers to the referee's questions, in order (JSONL)")
+    p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no announcements on stdout")
+    return p
+
+
+def recorded_detector(path: Path):
+    """Detections read back from a detections.jsonl, by frame index."""
+    from referee.cards import CLASS_ID
+    from vision.detector.detections import Detections
+
+    by_frame: dict[int, Detections] = {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as e:
+        raise CardrefError(f"{path}: cannot read detections: {e.strerror}") from None
+    for n, line in enumerate(lines, 1):
+        try:
+            r = json.loads(line)
+            by_frame[int(r["frame"])] = Detections(
+                np.array(r["xyxy"], np.float32).reshape(-1, 4),
+                np.array(r["confidence"], np.float32),
+                np.array([CLASS_ID[c] for c in r["class"]], np.int64),
+            )
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+            raise CardrefError(f"{path}:{n}: expected frame, xyxy, confidence and class ({e})") from None
+
+    def detect(image: np.ndarray, index: int) -> Detections:
+        if index not in by_frame:
+            raise CardrefError(f"{path}: no detections for frame {index} (recorded from another video?)")
+        return by_frame[index]
+
+    return detect
+
+
+def model_detector(model: str | None):
+    from vision.detector import load_detector
+
+    detector = load_detector(model, conf=0.25)
+    return lambda image, index: detector.detect(image)
+
+
+def read_answers(path: Path | None) -> list:
+    if path is None:
+        return []
+    from referee.observations import read_jsonl
+
+    return [obs for _, obs in read_jsonl(str(path)) if obs.type == "answer"]
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.commands.common import game_from_args, open_referee
+    from vision.calibration import Calibration
+    from vision.layout import load_layout
+    from vision.pipeline import CameraReferee
+    from vision.replay_writer import ReplayWriter
+    from vision.sources import VideoSource
+
+    game = game_from_args(args)
+    layout = load_layout(args.game)
+    source = VideoSource(Path(args.video))
+    answers = read_answers(args.answers)
+    detect = recorded_detector(args.detections) if args.detections else model_detector(args.model)
+    calibration = Calibration.load(args.calibration) if args.calibration else None
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = args.out / "observations.jsonl"
+    if log.exists():
+        log.unlink()  # a replay starts the game afresh
+    referee, _ = open_referee(game, str(log))
+    camera = CameraReferee(referee, layout, detect, calibration)
+    writer = ReplayWriter(args.out, source, layout, write_video=not args.no_video)
+    started = time.perf_counter()
+    writer.add(camera.start(), None)
+    for frame in source:
+        events = camera.process(frame.index, frame.time, frame.image)
+        while referee.pending is not None and answers:
+            events += camera.answer(answers.pop(0), frame.index, frame.time)
+        writer.add(events, frame, camera)
+        if not args.quiet:
+            for e in events:
+                if e.kind in ("announcement", "desync", "resync", "drift", "calibrated"):
+                    print(f"{e.time:7.1f}s  {e.text}", flush=True)
+            if frame.index % 30 == 0 and source.frame_count:
+                print(
+                    f"\r{100 * frame.index / source.frame_count:5.1f}%", end="", file=sys.stderr, flush=True
+                )
+    if camera.calibration is None:
+        raise CardrefError(
+            f"{args.video}: never calibrated: the play mat's markers were not found (use --calibration FILE)"
+        )
+    elapsed = time.perf_counter() - started
+    summary = writer.finish(camera, elapsed)
+    if not args.quiet:
+        print(file=sys.stderr)
+    print(
+        f"{summary['observations']} observations, {summary['announcements']} announcements, "
+        f"{summary['speed_x_real_time']:.1f}x real time; report: {args.out / 'report.html'}"
+    )
+    return 0

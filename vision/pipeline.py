@@ -1,0 +1,176 @@
+"""The camera referee: frames in, observations and announcements out.
+
+Per frame: calibrate (once, from the play mat's markers, unless a calibration is given), watch
+the motion, and when the table has settled into something new, read it a few times with the
+detector, vote, and let event inference feed the referee. The detector runs only then, so a
+2-core machine keeps up. Everything the pipeline decides is reported as :class:`Event` values
+for the commands to print, overlay, speak and write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from referee.announcements import Announcement
+from referee.core import Referee
+from referee.errors import CardrefError
+from referee.observations import Observation
+from vision.calibration import Calibration, drift_px, from_markers
+from vision.detector.detections import Detections
+from vision.events import EventInference
+from vision.layout import Layout
+from vision.motion import SettleDetector
+from vision.table_state import TableState, Vote, place, read_table
+
+DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
+DRIFT_EVERY_S = 5.0
+
+
+@dataclass
+class Event:
+    """One thing worth telling: ``kind`` is observation, announcement, read, desync, resync,
+    calibrated, drift, lost or resumed."""
+
+    kind: str
+    time: float
+    frame: int
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    announcement: Announcement | None = None
+    observation: Observation | None = None
+
+
+@dataclass
+class Settings:
+    reads: int = 3  # settled frames read and voted on per table state
+    quiet_s: float = 0.4
+    conf: float = 0.35
+
+
+class CameraReferee:
+    """Glue between a frame stream and a referee. ``detect`` is any callable image ->
+    Detections (the shipped detector, or recorded detections)."""
+
+    def __init__(
+        self,
+        referee: Referee,
+        layout: Layout,
+        detect: Callable[[np.ndarray, int], Detections],
+        calibration: Calibration | None = None,
+        settings: Settings | None = None,
+    ):
+        self.referee, self.layout, self.detect = referee, layout, detect
+        self.calibration = calibration
+        self.settings = settings or Settings()
+        self.settle = SettleDetector(quiet_s=self.settings.quiet_s)
+        self.inference = EventInference(referee, layout)
+        self.vote: Vote | None = None
+        self.table: TableState | None = None  # the last voted table state
+        self.last_drift_check = -1e9
+        self.detections_log: list[dict] = []  # per analysed frame, for --detections re-runs
+
+    def start(self) -> list[Event]:
+        return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
+
+    def process(self, index: int, t: float, image: np.ndarray) -> list[Event]:
+        events: list[Event] = []
+        if self.calibration is None:
+            try:
+                self.calibration = from_markers(image, self.layout, source=f"frame {index}")
+            except CardrefError:
+                return events  # keep looking for the mat
+            events.append(
+                Event(
+                    "calibrated",
+                    t,
+                    index,
+                    f"calibrated from markers {self.calibration.markers} "
+                    f"(error {self.calibration.error_px:.2f} px)",
+                )
+            )
+        motion = self.settle.update(image, t)
+        if motion.moving:
+            self.vote = None
+            return events
+        if self.vote is None and not motion.read_now:
+            events += self._check_drift(index, t, image)
+            return events
+        if self.vote is None:
+            self.vote = Vote()
+        self.vote.add(self._read(index, t, image))
+        if len(self.vote) < self.settings.reads:
+            return events
+        self.settle.mark_read(image)
+        self.table, self.vote = self.vote.result(), None
+        events.append(Event("read", t, index, "table read", data=self.table.to_json()))
+        return events + self._infer(index, t)
+
+    def _read(self, index: int, t: float, image: np.ndarray) -> TableState:
+        det = self.detect(image, index)
+        det = det[det.confidence >= self.settings.conf]
+        self.detections_log.append(
+            {
+                "frame": index,
+                "time": round(t, 3),
+                "xyxy": np.round(det.xyxy, 1).tolist(),
+                "confidence": np.round(det.confidence, 3).tolist(),
+                "class": det.names,
+            }
+        )
+        assert self.calibration is not None
+        return read_table(place(det, self.calibration, self.layout))
+
+    def _infer(self, index: int, t: float) -> list[Event]:
+        assert self.table is not None
+        result = self.inference.update(self.table)
+        events: list[Event] = []
+        if result.resynced:
+            events.append(Event("resync", t, index, "the table matches the game again"))
+        if result.desync:
+            events.append(Event("desync", t, index, result.desync))
+        for obs, notes in result.fed:
+            if result.desync is None:
+                events.append(
+                    Event("observation", t, index, obs.short(), data=obs.to_json(), observation=obs)
+                )
+            events += [
+                Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes
+            ]
+        if result.desync:
+            self.settle.force_read()  # look again once the players have put it right
+        return events
+
+    def answer(self, obs: Observation, index: int, t: float) -> list[Event]:
+        """A typed or keyed answer to an ASK (or end_turn); then what waited for it."""
+        notes = self.inference.answer(obs)
+        events = [Event("observation", t, index, obs.short(), data=obs.to_json(), observation=obs)]
+        events += [Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes]
+        if self.table is not None and self.referee.pending is None:
+            events += self._infer(index, t)
+        return events
+
+    def _check_drift(self, index: int, t: float, image: np.ndarray) -> list[Event]:
+        if self.calibration is None or t - self.last_drift_check < DRIFT_EVERY_S or not self.layout.markers:
+            return []
+        self.last_drift_check = t
+        d = drift_px(self.calibration, image, self.layout)
+        if d is None or d < DRIFT_PX:
+            return []
+        old = self.calibration
+        try:
+            self.calibration = from_markers(image, self.layout, source=f"frame {index}")
+        except CardrefError:
+            self.calibration = old
+        return [
+            Event(
+                "drift",
+                t,
+                index,
+                f"the camera moved ({d:.0f} px): recalibrated from the markers",
+                data={"drift_px": round(d, 1)},
+            )
+        ]

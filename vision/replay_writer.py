@@ -1,0 +1,137 @@
+"""Everything a replay writes, as it goes: events and detections streamed line by line (a crash
+keeps what came before), the annotated video frame by frame, then subtitles, summary and the
+HTML report at the end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.cards import CLASS_ID
+from vision.detector.detections import Detections
+from vision.layout import Layout
+from vision.overlay import draw_detections, draw_panel, draw_zones
+from vision.pipeline import CameraReferee, Event
+from vision.report import FLAGGED, FLAGGED_ANNOUNCEMENTS, thumbnail, write_report, write_srt
+from vision.sources import Frame, VideoSource
+
+UNSURE_VOTE = 1.0  # a zone whose cards not every read agreed on is flagged
+
+
+class ReplayWriter:
+    def __init__(self, out: Path, source: VideoSource, layout: Layout, write_video: bool = True):
+        self.out, self.source, self.layout = out, source, layout
+        self.events = (out / "events.jsonl").open("w", encoding="utf-8")
+        self.detections = (out / "detections.jsonl").open("w", encoding="utf-8")
+        self.video = None
+        if write_video:
+            self.video = cv2.VideoWriter(
+                str(out / "annotated.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), source.fps or 30.0, source.size
+            )
+        self.srt: list[tuple[float, str]] = []
+        self.rows: list[dict] = []
+        self.recent: list[tuple[str, str]] = []
+        self.status = "waiting for the play mat"
+        self.counts = {
+            "observations": 0,
+            "announcements": 0,
+            "desyncs": 0,
+            "rejects": 0,
+            "asks": 0,
+            "frames": 0,
+            "reads": 0,
+        }
+        self.written_detections = 0
+        self.result: str | None = None
+
+    def add(self, events: list[Event], frame: Frame | None, camera: CameraReferee | None = None) -> None:
+        for e in events:
+            record = {"t": round(e.time, 3), "frame": e.frame, "kind": e.kind, "text": e.text, "data": e.data}
+            self.events.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self._count(e, frame)
+        if events:
+            self.events.flush()
+        if camera is not None:
+            for d in camera.detections_log[self.written_detections :]:
+                self.detections.write(json.dumps(d, separators=(",", ":")) + "\n")
+            if len(camera.detections_log) > self.written_detections:
+                self.detections.flush()
+            self.written_detections = len(camera.detections_log)
+        if frame is not None:
+            self.counts["frames"] += 1
+            if self.video is not None:
+                self.video.write(self._annotate(frame, camera))
+
+    def _count(self, e: Event, frame: Frame | None) -> None:
+        flag = e.kind in FLAGGED
+        if e.kind == "observation":
+            self.counts["observations"] += 1
+        elif e.kind == "read":
+            self.counts["reads"] += 1
+            return
+        elif e.kind == "desync":
+            self.counts["desyncs"] += 1
+        elif e.kind == "announcement" and e.announcement is not None:
+            a = e.announcement
+            self.counts["announcements"] += 1
+            self.counts["rejects"] += a.kind == "REJECT"
+            self.counts["asks"] += a.kind == "ASK"
+            flag = a.kind in FLAGGED_ANNOUNCEMENTS
+            self.srt.append((e.time, a.to_text()))
+            self.recent = (self.recent + [(a.kind, a.text)])[-3:]
+            if a.kind == "ANNOUNCE":
+                self.status = a.text
+            if a.kind == "RESULT":
+                self.result = a.text
+        if e.kind in ("desync", "drift", "calibrated"):
+            self.recent = (self.recent + [(e.kind, e.text)])[-3:]
+        kind = e.announcement.kind if e.announcement is not None else e.kind
+        thumb = thumbnail(frame.image) if frame is not None and e.kind in ("observation", "desync") else ""
+        self.rows.append({"time": e.time, "kind": kind, "text": e.text, "flag": flag, "thumb": thumb})
+
+    def _annotate(self, frame: Frame, camera: CameraReferee | None):
+        image = frame.image.copy()
+        if camera is not None and camera.calibration is not None:
+            draw_zones(image, camera.calibration, self.layout)
+            if camera.detections_log and camera.detections_log[-1]["frame"] == frame.index:
+                d = camera.detections_log[-1]
+                draw_detections(
+                    image,
+                    Detections(
+                        np.array(d["xyxy"], np.float32).reshape(-1, 4),
+                        np.array(d["confidence"], np.float32),
+                        np.array([CLASS_ID[c] for c in d["class"]], np.int64),
+                    ),
+                )
+        draw_panel(image, self.status, self.recent)
+        return image
+
+    def finish(self, camera: CameraReferee, elapsed: float) -> dict:
+        self.events.close()
+        self.detections.close()
+        if self.video is not None:
+            self.video.release()
+        write_srt(self.out / "announcements.srt", self.srt)
+        video_s = self.counts["frames"] / (self.source.fps or 30.0)
+        unsure = [z for z, c in (camera.table.confidence.items() if camera.table else []) if c < UNSURE_VOTE]
+        summary = {
+            "video": str(self.source.path),
+            "game": camera.referee.game.name,
+            "frames": self.counts["frames"],
+            "video_seconds": round(video_s, 2),
+            "seconds": round(elapsed, 2),
+            "speed_x_real_time": round(video_s / max(elapsed, 1e-9), 2),
+            **{k: v for k, v in self.counts.items() if k != "frames"},
+            "result": self.result,
+            "pending_question": camera.referee.pending.question if camera.referee.pending else None,
+            "unsure_zones_at_end": unsure,
+            "calibration": None
+            if camera.calibration is None
+            else {"method": camera.calibration.method, "error_px": round(camera.calibration.error_px, 3)},
+        }
+        (self.out / "summary.json").write_text(json.dumps(summary, indent=1))
+        write_report(self.out / "report.html", f"cardref replay: {self.source.path.name}", summary, self.rows)
+        return summary
