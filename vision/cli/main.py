@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("vision.commands.train", "train or fine-tune the card detector, export ONNX"),
     "detect": ("vision.commands.detect", "find and name cards in images, a folder or a video"),
     "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
+    "live": ("vision.commands.live", "referee a game at the table through a webcam"),
     "replay": ("vision.commands.replay", "referee a recorded game video: events, subtitles, report"),
     "mat": ("vision.commands.mat", "print the play mat of a game: zones and calibration markers"),
 }

@@ -1,0 +1,158 @@
+"""``cardref live GAME --camera 0``: referee a game at the table through a webcam.
+
+A window shows the camera with the zones, the cards read and the referee's latest words
+(``--headless``: terminal only). Answer a question (ASK) with the number keys in the window,
+or by typing ``answer 2`` / ``end_turn`` in the terminal. The game is written to ``--log`` as
+it goes; after a crash or a lost camera run the same command with ``--resume``. ``--speak``
+says the announcements aloud (espeak-ng), ``--quiet-routine`` only the ones that matter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+import threading
+from pathlib import Path
+
+from referee.errors import CardrefError
+
+KEYS = "123456789"
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    from referee.games import GAMES
+
+    p = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("game", choices=GAMES)
+    p.add_argument("--camera", default="0", help="webcam index, stream URL, video file or image folder")
+    p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
+    p.add_argument("--log", type=Path, help="game log (default: cardref-GAME.jsonl)")
+    p.add_argument("--resume", action="store_true", help="continue the game in --log")
+    p.add_argument("--calibration", type=Path, help="saved calibration (default: from the mat's markers)")
+    p.add_argument("--save-calibration", type=Path, help="write the calibration found here")
+    p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
+    p.add_argument("--headless", action="store_true", help="no window")
+    p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
+    p.add_argument("--quiet-routine", action="store_true", help="speak only turns, damage, rejects, results")
+    return p
+
+
+def typed_lines() -> queue.Queue:
+    """Lines typed on the terminal, read by a thread so frames keep flowing."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in sys.stdin:
+            lines.put(line.strip())
+
+    threading.Thread(target=read, daemon=True, name="stdin").start()
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from referee.commands.common import game_from_args, open_referee
+    from referee.observations import Observation, parse_short
+    from vision.calibration import Calibration
+    from vision.commands.replay import model_detector
+    from vision.layout import load_layout
+    from vision.overlay import draw_panel, draw_zones
+    from vision.pipeline import CameraReferee
+    from vision.sources import Frame, open_source
+
+    game = game_from_args(args)
+    log = args.log or Path(f"cardref-{args.game}.jsonl")
+    if log.exists() and log.stat().st_size and not args.resume:
+        raise CardrefError(f"{log}: a game is already logged here (use --resume, or another --log)")
+    referee, replayed = open_referee(game, str(log))
+    layout = load_layout(args.game)
+    calibration = Calibration.load(args.calibration) if args.calibration else None
+    camera = CameraReferee(referee, layout, model_detector(args.model), calibration)
+    speaker = None
+    if args.speak:
+        from vision.speech import Speaker
+
+        speaker = Speaker(quiet_routine=args.quiet_routine)
+    source = open_source(args.camera)
+    typed = typed_lines()
+    recent: list[tuple[str, str]] = []
+    status = f"resumed: {replayed} observations from {log}" if replayed else "looking for the play mat"
+
+    def tell(events) -> None:
+        nonlocal status
+        for e in events:
+            if e.kind == "read":
+                continue
+            line = e.announcement.to_text() if e.announcement else f"[{e.kind}] {e.text}"
+            print(f"{e.time:7.1f}s  {line}", flush=True)
+            kind = e.announcement.kind if e.announcement else e.kind
+            recent.append((kind, e.text))
+            del recent[:-3]
+            if e.announcement is not None:
+                if e.announcement.kind == "ANNOUNCE":
+                    status = e.text
+                if speaker is not None:
+                    speaker.say(e.announcement)
+            if e.kind == "calibrated" and args.save_calibration and camera.calibration is not None:
+                camera.calibration.save(args.save_calibration)
+
+    if not replayed:
+        tell(camera.start())
+    paused = False
+    try:
+        for item in source:
+            if not isinstance(item, Frame):
+                if not paused:
+                    paused = True
+                    print(
+                        f"[PAUSED] camera lost: reconnecting (attempt {item.attempt}); "
+                        f"the game is kept in {log}",
+                        flush=True,
+                    )
+                continue
+            if paused:
+                paused = False
+                camera.settle.force_read()
+                print("[RESUMED] camera back", flush=True)
+            tell(camera.process(item.index, item.time, item.image))
+            while not typed.empty():
+                text = typed.get()
+                if not text:
+                    continue
+                try:
+                    obs = parse_short(text)
+                except CardrefError as e:
+                    print(f"cardref live: {e}", flush=True)
+                    continue
+                tell(camera.answer(obs, item.index, item.time))
+            if not args.headless:
+                image = item.image.copy()
+                if camera.calibration is not None:
+                    draw_zones(image, camera.calibration, layout)
+                draw_panel(image, status, recent)
+                try:
+                    cv2.imshow("cardref", image)
+                except cv2.error:
+                    raise CardrefError(
+                        "this OpenCV build has no window support: use --headless "
+                        "(or pip install opencv-python)"
+                    ) from None
+                key = cv2.waitKey(1) & 0xFF
+                if key == ord("q"):
+                    break
+                if chr(key) in KEYS and referee.pending is not None:
+                    tell(camera.answer(Observation.answer(KEYS.index(chr(key)) + 1), item.index, item.time))
+                elif key == ord("e"):
+                    tell(camera.answer(Observation.of("end_turn"), item.index, item.time))
+    finally:
+        source.close()
+        if speaker is not None:
+            speaker.close()
+        if not args.headless:
+            cv2.destroyAllWindows()
+    print(f"game log: {log} (resume with --resume)")
+    return 0
