@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("vision.commands.train", "train or fine-tune the card detector, export ONNX"),
     "detect": ("vision.commands.detect", "find and name cards in images, a folder or a video"),
     "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
+    "render-game": ("vision.cli.render_game_cmd", "render a seeded random game as a labelled overhead video"),
 }
 
 
