@@ -19,7 +19,7 @@ RELEASE_S = 0.13
 CARRY_S = (0.35, 0.9)  # shortest and longest carry
 CARRY_CM_PER_S = 110.0
 LIFT_CM = 0.8
-TIP_PAST_CENTRE_CM = 3.0  # fingertips rest near the far edge of the card they hold
+TIP_PAST_CENTRE_CM = -1.0  # fingertips on the near half of the card held: its far half shows
 
 
 @dataclass(frozen=True)

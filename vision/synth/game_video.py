@@ -146,17 +146,20 @@ class GameFilm:
 
     def _move(self, step: Step, card: str, src: str, dst: str) -> None:
         seat = self.seats[step.actor]
+        order = list(self.table.zones.get(src, []))
         index, reshuffled = self.table.locate(card, src)
-        if reshuffled:  # the discard pile became the draw pile: a cut to the new table
+        if reshuffled or self.table.zones[src] != order:
+            # The discard pile became the draw pile (a cut to the new table), or the drawn card
+            # was moved to the top of the face-down pile: the picture is the same, the truth not.
             self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
         before = self.still
-        src_pose = pose_of(self.table, self.placer, src, index) or _aside(seat, self.placer.layout)
+        src_pose = pose_of(self.table, self.placer, src, index) or _aside(seat)
         self.table.zones[src].pop(index)
         without = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
         self.table.zones.setdefault(dst, []).append(card)
         dst_pose = pose_of(self.table, self.placer, dst, len(self.table.zones[dst]) - 1)
         after = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
-        dst_pose = dst_pose or _aside(seat, self.placer.layout)
+        dst_pose = dst_pose or _aside(seat)
         for beat in move_beats(src_pose, dst_pose, seat, self.spec.fps):
             hand = self._hand(step.actor, beat)
             if beat.card is None:
@@ -178,7 +181,7 @@ class GameFilm:
             )
 
 
-def _held_sprite(card: str, beat: Beat, looks) -> CardSprite:
+def _held_sprite(card: str, beat: Beat, looks: DeckLooks) -> CardSprite:
     assert beat.card is not None
     s = sprite(card, beat.card, looks, None, beat.lift)
     if beat.squash < 1.0:
@@ -200,7 +203,7 @@ def _seats(layout: Layout, players: tuple[str, ...], rng: np.random.Generator) -
     return seats
 
 
-def _aside(seat: Seat, layout: Layout) -> Pose:
+def _aside(seat: Seat) -> Pose:
     """Where a card off the table (out of the game) goes: beside the player, past the edge."""
     return Pose((seat.rest[0] + 25.0, seat.rest[1]), 0.0, True)
 
