@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "live": ("vision.commands.live", "referee a game at the table through a webcam"),
     "replay": ("vision.commands.replay", "referee a recorded game video: events, subtitles, report"),
     "mat": ("vision.commands.mat", "print the play mat of a game: zones and calibration markers"),
+    "render-game": ("vision.cli.render_game_cmd", "render a seeded random game as a labelled overhead video"),
 }
 
 

@@ -74,8 +74,8 @@ def _make(index: int) -> tuple[int, int, int]:
 class Progress:
     """A one-line progress bar on stderr (rate and time left)."""
 
-    def __init__(self, total: int, label: str = "synth", stream=sys.stderr):
-        self.total, self.label, self.stream = total, label, stream
+    def __init__(self, total: int, label: str = "synth", stream=sys.stderr, unit: str = "img"):
+        self.total, self.label, self.stream, self.unit = total, label, stream, unit
         self.start = time.perf_counter()
         self.done = 0
         self._last = 0.0
@@ -93,7 +93,7 @@ class Progress:
         fill = int(width * self.done / max(1, self.total))
         self.stream.write(
             f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} "
-            f"{rate:5.1f} img/s  {left:5.0f}s left"
+            f"{rate:5.1f} {self.unit}/s  {left:5.0f}s left"
         )
         if self.done >= self.total:
             self.stream.write("\n")

@@ -116,13 +116,13 @@ def draw_hand(
         pts = np.round(pts * 4).astype(np.int32)  # 2 bits of sub-pixel precision
         cv2.fillPoly(mask, [pts], 255, cv2.LINE_AA, shift=2)
         cv2.fillPoly(colour, [pts], col, cv2.LINE_AA, shift=2)
-    ys, xs = np.nonzero(mask)
-    if len(xs) == 0:
+    bx, by, bw, bh = cv2.boundingRect(mask)  # of the non-zero pixels; much faster than np.nonzero
+    if bw == 0 or bh == 0:
         return
     off = np.array([light.dx, light.dy]) * hand.height * px_per_cm
     pad = int(abs(off).max() + 4 * px_per_cm * 1.5) + 2
-    x0, x1 = max(0, xs.min() - pad), min(w, xs.max() + pad + 1)
-    y0, y1 = max(0, ys.min() - pad), min(h, ys.max() + pad + 1)
+    x0, x1 = max(0, bx - pad), min(w, bx + bw - 1 + pad + 1)
+    y0, y1 = max(0, by - pad), min(h, by + bh - 1 + pad + 1)
     m = mask[y0:y1, x0:x1].astype(np.float32) * (1 / 255)
     shift = np.float32([[1, 0, off[0]], [0, 1, off[1]]])
     sh = cv2.warpAffine(m, shift, (x1 - x0, y1 - y0))

@@ -1,0 +1,282 @@
+"""``cardref render-game``: a seeded random game rendered as an overhead video with its truth.
+
+Outputs in the chosen folder: ``video.mp4`` (mp4v), ``observations.jsonl`` (replayable with
+``cardref referee``), ``announcements.jsonl`` (what that command prints for them),
+``labels.jsonl`` (one line per frame: phase, observation, camera homography and every
+visible card's class, zone, box and whether it is labelled) and ``render.json`` (settings
+and timings). Each settled table is composed once; hands and the moving card are drawn
+over it frame by frame (see ``video_stage``).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from referee.errors import CardrefError
+from vision.layout import Layout, load_layout
+from vision.synth.assets import Art, load_recipe
+from vision.synth.camera import Camera
+from vision.synth.choreography import Beat, Seat, move_beats, tap_beats
+from vision.synth.compose import CardSprite
+from vision.synth.dataset import Progress
+from vision.synth.game_record import GameRecord, Step, record_game
+from vision.synth.hands import Hand
+from vision.synth.labels import CardLabel
+from vision.synth.table_state import DeckLooks, Placer, Pose, Table, pose_of, sprite, table_sprites
+from vision.synth.video_stage import Frame, Shot, Stage, develop
+
+OPENING_S = 1.0  # the table before the first observation
+CLOSING_S = 1.0
+
+
+@dataclass(frozen=True)
+class VideoSpec:
+    game: str = "royal_family"
+    seed: int = 0
+    size: tuple[int, int] = (1280, 720)
+    fps: float = 30.0
+    settle: float = 0.6  # seconds of still table after each observation
+    max_moves: int | None = None  # render only the first N observations
+    recipe: str = "datasets/recipes/train.yaml"
+    layout: str | None = None  # default: the game's layout
+
+
+class VideoSink:
+    """Develops frames (drift warp, flicker), encodes them and writes their labels on a
+    second thread, so that work overlaps with drawing the next frame on two cores."""
+
+    def __init__(self, out: Path, size: tuple[int, int], fps: float):
+        self.path = out / "video.mp4"
+        self.writer = cv2.VideoWriter(str(self.path), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+        if not self.writer.isOpened():
+            raise CardrefError(f"{self.path}: OpenCV cannot write an mp4v video here")
+        self.labels = (out / "labels.jsonl").open("w", encoding="utf-8")
+        self.frames = 0
+        self.error: Exception | None = None
+        self._queue: queue.Queue = queue.Queue(maxsize=8)
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if self.error is not None:
+                continue  # keep emptying the queue so the drawing thread never blocks
+            shot, record = item
+            try:
+                self.writer.write(cv2.cvtColor(develop(shot), cv2.COLOR_RGB2BGR))
+                self.labels.write(json.dumps(record, separators=(",", ":")) + "\n")
+            except Exception as e:  # reported by put() and close() on the drawing thread
+                self.error = e
+
+    def put(self, shot: Shot, record: dict) -> None:
+        if self.error is not None:
+            raise self.error
+        self._queue.put((shot, record))
+        self.frames += 1
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        self.writer.release()
+        self.labels.close()
+        if self.error is not None:
+            raise self.error
+
+
+class GameFilm:
+    """Turns a GameRecord into frames: table state, stills, hands and the sink."""
+
+    def __init__(self, spec: VideoSpec, record: GameRecord, art: Art, layout: Layout, sink: VideoSink):
+        self.spec, self.record, self.layout, self.sink = spec, record, layout, sink
+        rng = np.random.default_rng([spec.seed, 0x5EED])
+        self.looks = DeckLooks(rng, art)
+        card_w = max(look.size[0] for look in self.looks.looks.values())
+        self.placer = Placer(layout, spec.seed, (card_w, self.looks["AS"].size[1]))
+        self.stage = Stage(layout, spec.size[0], spec.size[1], rng, art.photos())
+        self.seats = _seats(layout, record.players, rng)
+        self.hands = {p: Hand.random(rng, (0.0, 0.0), 90.0) for p in record.players}
+        self.tap_rng = rng
+        self.table = Table(record.initial)
+        self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        self.done = 0  # observations completed
+
+    # ---- frames -------------------------------------------------------------------------------
+    def _emit(self, frame: Frame, phase: str, obs: int, beat: str | None = None, held: bool = False) -> None:
+        t = self.sink.frames / self.spec.fps
+        shot = self.stage.shoot(frame, t)
+        held_index = len(frame.labels) - 1 if held else -1
+        record = {
+            "frame": self.sink.frames,
+            "t": round(t, 4),
+            "phase": phase,
+            "obs": obs,
+            **({"beat": beat} if beat else {}),
+            "H": _homography(shot.cam),
+            "cards": [_card_record(lb, lb.index == held_index) for lb in shot.labels if lb.visible > 0],
+        }
+        self.sink.put(shot, record)
+
+    def settle(self, seconds: float) -> None:
+        frame = self.stage.overlay(self.still, None, None)
+        for _ in range(max(1, round(seconds * self.spec.fps))):
+            self._emit(frame, "settled", self.done)
+
+    def _hand(self, actor: str, beat: Beat) -> Hand:
+        return replace(self.hands[actor], tip=beat.tip, direction=beat.direction)
+
+    def play(self, step: Step) -> None:
+        obs = step.obs
+        if obs.type == "move" and obs.card is not None and obs.src and obs.dst:
+            self._move(step, str(obs.card), obs.src, obs.dst)
+        else:
+            self._tap(step)
+        self.done = step.line
+        self.settle(self.spec.settle)
+
+    def _move(self, step: Step, card: str, src: str, dst: str) -> None:
+        seat = self.seats[step.actor]
+        order = list(self.table.zones.get(src, []))
+        index, reshuffled = self.table.locate(card, src)
+        if reshuffled or self.table.zones[src] != order:
+            # The discard pile became the draw pile (a cut to the new table), or the drawn card
+            # was moved to the top of the face-down pile: the picture is the same, the truth not.
+            self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        before = self.still
+        src_pose = pose_of(self.table, self.placer, src, index) or _aside(seat)
+        self.table.zones[src].pop(index)
+        without = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        self.table.zones.setdefault(dst, []).append(card)
+        dst_pose = pose_of(self.table, self.placer, dst, len(self.table.zones[dst]) - 1)
+        after = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        dst_pose = dst_pose or _aside(seat)
+        for beat in move_beats(src_pose, dst_pose, seat, self.spec.fps):
+            hand = self._hand(step.actor, beat)
+            if beat.card is None:
+                still = before if beat.phase == "reach" else after
+                frame = self.stage.overlay(still, None, hand)
+            else:
+                frame = self.stage.overlay(without, _held_sprite(card, beat, self.looks), hand)
+            self._emit(frame, "moving", step.line, beat.phase, held=beat.card is not None)
+        self.still = after
+
+    def _tap(self, step: Step) -> None:
+        seat = self.seats[step.actor]
+        tw, th = self.layout.table_size
+        near_black = seat.pivot[1] < th / 2
+        target = (tw / 2 + float(self.tap_rng.normal(0, 8)), 22.0 if near_black else th - 22.0)
+        for beat in tap_beats(target, seat, self.spec.fps):
+            self._emit(
+                self.stage.overlay(self.still, None, self._hand(step.actor, beat)), "moving", step.line, "tap"
+            )
+
+
+def _held_sprite(card: str, beat: Beat, looks: DeckLooks) -> CardSprite:
+    assert beat.card is not None
+    s = sprite(card, beat.card, looks, None, beat.lift)
+    if beat.squash < 1.0:
+        s = replace(s, size=(s.size[0] * beat.squash, s.size[1]))
+    return s
+
+
+def _seats(layout: Layout, players: tuple[str, ...], rng: np.random.Generator) -> dict[str, Seat]:
+    """The first player sits at the table's y = 0 edge, the second across; the arm pivots
+    about 40 cm beyond the edge, a little off the middle."""
+    tw, th = layout.table_size
+    seats = {}
+    for k, p in enumerate(players):
+        x = tw / 2 + float(rng.normal(0, 10))
+        if k % 2 == 0:
+            seats[p] = Seat((x, -40.0), (x + 8.0, -24.0))
+        else:
+            seats[p] = Seat((x, th + 40.0), (x - 8.0, th + 24.0))
+    return seats
+
+
+def _aside(seat: Seat) -> Pose:
+    """Where a card off the table (out of the game) goes: beside the player, past the edge."""
+    return Pose((seat.rest[0] + 25.0, seat.rest[1]), 0.0, True)
+
+
+def _homography(cam: Camera) -> list[list[float]]:
+    H = cam.homography()
+    return [[float(f"{v:.6g}") for v in row] for row in H]
+
+
+def _card_record(lb: CardLabel, held: bool) -> dict:
+    out = {
+        "card": lb.identity,
+        "cls": lb.cls,
+        "zone": lb.zone,
+        "labelled": lb.labelled,
+        "box": list(lb.box) if lb.box else None,
+        "visible": lb.visible,
+    }
+    if held:
+        out["held"] = True
+    return out
+
+
+def write_truth(out: Path, record: GameRecord) -> None:
+    (out / "observations.jsonl").write_text("".join(ln + "\n" for ln in record.observation_lines()))
+    (out / "announcements.jsonl").write_text("".join(ln + "\n" for ln in record.announcement_lines))
+
+
+def render_game(spec: VideoSpec, out: str | Path, progress: bool = True) -> dict:
+    """Play and render one game; returns a summary (frames, seconds, frames per second)."""
+    out = Path(out)
+    layout = load_layout(spec.layout or spec.game)
+    art = Art(load_recipe(spec.recipe))
+    record = record_game(spec.game, spec.seed, spec.max_moves)
+    out.mkdir(parents=True, exist_ok=True)
+    write_truth(out, record)
+    t0 = time.perf_counter()
+    sink = VideoSink(out, spec.size, spec.fps)
+    try:
+        film = GameFilm(spec, record, art, layout, sink)
+        bar = Progress(len(record.steps), "render-game", unit="obs") if progress else None
+        film.settle(OPENING_S)
+        for step in record.steps:
+            film.play(step)
+            if bar:
+                bar.update()
+        film.settle(CLOSING_S)
+    finally:
+        sink.close()
+    seconds = time.perf_counter() - t0
+    summary = {
+        "game": spec.game,
+        "seed": spec.seed,
+        "observations": len(record.steps),
+        "outcome": record.outcome,
+        "frames": sink.frames,
+        "video_seconds": round(sink.frames / spec.fps, 2),
+        "render_seconds": round(seconds, 2),
+        "frames_per_second": round(sink.frames / seconds, 1) if seconds else None,
+        "realtime_factor": round(sink.frames / spec.fps / seconds, 2) if seconds else None,
+        "out": str(out),
+    }
+    meta = {**asdict(spec), "deck": film.looks.deck.name, "K": film.stage.cam.K.round(3).tolist(), **summary}
+    (out / "render.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return summary
+
+
+def check_size(text: str) -> tuple[int, int]:
+    """``1280x720`` -> (1280, 720); even sizes only (most encoders need them)."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise CardrefError(f"--size: expected WIDTHxHEIGHT such as 1280x720, got {text!r}") from None
+    if not (160 <= w <= 3840 and 120 <= h <= 2160) or w % 2 or h % 2:
+        raise CardrefError(f"--size: expected even sizes within 160x120..3840x2160, got {text!r}")
+    return w, h
