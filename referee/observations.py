@@ -156,7 +156,8 @@ def _parse_value(value: str) -> Any:
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, Observation]]:
-    """Yield (line number, observation) for each non-blank line of a JSONL file."""
+    """Yield (line number, observation) for each non-blank line of a JSONL file. A game log
+    (``--log``) reads as its observations: its header line is skipped."""
     p = Path(path)
     try:
         fh = p.open(encoding="utf-8")
@@ -170,4 +171,6 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, Observation]]:
                 obj = json.loads(line)
             except json.JSONDecodeError as e:
                 raise ObservationError(f"{where(str(p), n)}: not valid JSON: {e.msg}") from None
+            if n == 1 and isinstance(obj, dict) and obj.get("type") == "header":
+                continue
             yield n, Observation.from_json(obj, where(str(p), n))

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.layout import Layout
+from vision.mat import draw_mat
 from vision.synth.camera import Camera, look_at
 from vision.synth.compose import (
     CardSprite,
@@ -144,7 +145,27 @@ class Stage:
         mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(mask, np.round(q * 4).astype(np.int32), 255, cv2.LINE_AA, shift=2)
         m = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[..., None] / 255
-        return img * (1 - m) + cloth * m
+        return self._print_mat(img * (1 - m) + cloth * m)
+
+    def _print_mat(self, img: np.ndarray) -> np.ndarray:
+        """The printed play mat of ``cardref mat`` on the felt: zone outlines in ink, and the
+        calibration markers on white paper squares, so a replay calibrates as at a real table."""
+        w, h = self.width, self.height
+        ppc = max(4.0, min(12.0, 2 * self.ppc))
+        ink = cv2.cvtColor(draw_mat(self.layout, ppc, labels=False), cv2.COLOR_BGR2GRAY)
+        paper = np.zeros_like(ink)
+        th = self.layout.table_size[1]
+        for m in self.layout.markers:  # 1 cm of white around each marker, as printed
+            x0, y0 = (m.center[0] - m.size_cm / 2 - 1) * ppc, (th - m.center[1] - m.size_cm / 2 - 1) * ppc
+            side = (m.size_cm + 2) * ppc
+            cv2.rectangle(paper, (round(x0), round(y0)), (round(x0 + side), round(y0 + side)), 255, -1)
+        to_table = np.array([[1 / ppc, 0, 0], [0, -1 / ppc, th], [0, 0, 1]])  # mat rows run down the page
+        warp = self.H @ to_table
+        ink_v = cv2.warpPerspective(ink, warp, (w, h), flags=cv2.INTER_AREA, borderValue=255)
+        paper_v = cv2.warpPerspective(paper, warp, (w, h), flags=cv2.INTER_LINEAR, borderValue=0)
+        a = paper_v.astype(np.float32)[..., None] / 255
+        img = img * (1 - a) + 235.0 * a
+        return img * (0.25 + 0.75 * ink_v.astype(np.float32)[..., None] / 255)
 
     def compose(self, sprites: list[CardSprite]) -> Still:
         canvas = new_canvas(self.background.copy())

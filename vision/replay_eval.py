@@ -1,0 +1,82 @@
+"""Scoring a replay against the truth of a rendered game (``cardref render-game``).
+
+Two figures decide whether the camera referee works: the share of the true observations it
+recovered, in order (a longest common subsequence of the move lists), and the damage and
+result announcements it made that the true game did not (wrong ones), or missed.
+The renderer's per-frame labels can also stand in for the detector
+(:func:`truth_detections`), which tells the pipeline's own errors apart from the model's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+SCORED = ("DAMAGE", "RESULT")
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def truth_detections(labels: Path, out: Path) -> Path:
+    """The renderer's labelled cards of every frame, written as a detections.jsonl."""
+    with out.open("w") as fh:
+        for row in read_jsonl(labels):
+            cards = [c for c in row["cards"] if c["labelled"] and c["box"] is not None]
+            record = {
+                "frame": row["frame"],
+                "time": row["t"],
+                "xyxy": [c["box"] for c in cards],
+                "confidence": [1.0] * len(cards),
+                "class": [c["cls"] for c in cards],
+            }
+            fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+    return out
+
+
+def lcs(a: list[str], b: list[str]) -> int:
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+@dataclass
+class ReplayScore:
+    true_moves: int
+    inferred_moves: int
+    recovered_in_order: int
+    wrong_scored: list[str]  # damage/result announcements the true game did not make
+    missed_scored: list[str]
+
+    @property
+    def recovered(self) -> float:
+        return self.recovered_in_order / max(self.true_moves, 1)
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "recovered": round(self.recovered, 4)}
+
+
+def score_replay(render_dir: Path, replay_dir: Path) -> ReplayScore:
+    def key(o: dict) -> str:
+        return f"{o.get('card')} {o.get('from')} -> {o.get('to')}"
+
+    truth = [key(o) for o in read_jsonl(render_dir / "observations.jsonl") if o.get("type", "move") == "move"]
+    events = read_jsonl(replay_dir / "events.jsonl")
+    got = [
+        key(e["data"])
+        for e in events
+        if e["kind"] == "observation" and e["data"].get("type", "move") == "move"
+    ]
+    true_scored = [a["text"] for a in read_jsonl(render_dir / "announcements.jsonl") if a["kind"] in SCORED]
+    got_scored = [
+        e["data"]["text"] for e in events if e["kind"] == "announcement" and e["data"].get("kind") in SCORED
+    ]
+    wrong = [t for t in got_scored if t not in true_scored]
+    missed = [t for t in true_scored if t not in got_scored]
+    return ReplayScore(len(truth), len(got), lcs(truth, got), wrong, missed)
