@@ -1,0 +1,134 @@
+"""Camera referee speed and accuracy on rendered Royal Family games (720p, 30 fps).
+
+For each seed: render the game with held-out decks (``cardref render-game``), then replay it
+(a) with the renderer's labels standing in for the detector and (b) through the shipped
+detector, with and without the annotated video. Reports, side by side: speed as a multiple of
+real time, the share of true observations recovered in order, wrong damage/result
+announcements, and the announcement latency after the table settles (video seconds from the
+first settled frame of a move to the announcement it caused, plus the processing time).
+
+    python bench/replay.py --seeds 101 102 --moves 30 [--json bench/replay.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.replay_eval import read_jsonl, score_replay, truth_detections  # noqa: E402
+
+
+def cardref(*args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "vision.cli.main", *args], check=True, cwd=ROOT, stdout=subprocess.DEVNULL
+    )
+
+
+def latencies(render_dir: Path, replay_dir: Path) -> list[float]:
+    """Video seconds from the first settled frame after each true move to the first camera
+    observation of that move."""
+    settled_at: dict[int, float] = {}
+    for row in read_jsonl(render_dir / "labels.jsonl"):
+        if row["phase"] == "settled" and row["obs"] > 0:
+            settled_at.setdefault(row["obs"], row["t"])
+    seen = [e["t"] for e in read_jsonl(replay_dir / "events.jsonl") if e["kind"] == "observation"]
+    starts = [settled_at[k] for k in sorted(settled_at)]
+    out = []
+    for s in starts:
+        later = [t for t in seen if t >= s]
+        if later:
+            out.append(later[0] - s)
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--seeds", type=int, nargs="+", default=[101, 102])
+    p.add_argument("--moves", type=int, default=30)
+    p.add_argument("--work", type=Path, default=ROOT / ".cache" / "bench_replay")
+    p.add_argument("--json", type=Path, default=ROOT / "bench" / "replay.json")
+    args = p.parse_args()
+    rows = []
+    for seed in args.seeds:
+        game = args.work / f"game_{seed}"
+        if not (game / "video.mp4").exists():
+            cardref(
+                "render-game",
+                "royal_family",
+                "--seed",
+                str(seed),
+                "--out",
+                str(game),
+                "--max-moves",
+                str(args.moves),
+                "--recipe",
+                str(ROOT / "datasets/recipes/holdout.yaml"),
+                "--quiet",
+            )
+        truth = truth_detections(game / "labels.jsonl", args.work / f"truth_{seed}.jsonl")
+        variants = {
+            "truth detections": ["--detections", str(truth), "--no-video"],
+            "model, no video": ["--no-video"],
+            "model + annotated video": [],
+        }
+        for name, extra in variants.items():
+            out = args.work / f"replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
+            t0 = time.perf_counter()
+            cardref(
+                "replay",
+                str(game / "video.mp4"),
+                "--game",
+                "royal_family",
+                "--out",
+                str(out),
+                "--answers",
+                str(game / "observations.jsonl"),
+                "--quiet",
+                *extra,
+            )
+            wall = time.perf_counter() - t0
+            summary = json.loads((out / "summary.json").read_text())
+            score = score_replay(game, out)
+            lat = latencies(game, out)
+            rows.append(
+                {
+                    "seed": seed,
+                    "variant": name,
+                    "video_s": summary["video_seconds"],
+                    "wall_s": round(wall, 2),
+                    "x_real_time": round(summary["video_seconds"] / wall, 2),
+                    "recovered": score.recovered,
+                    "true_moves": score.true_moves,
+                    "wrong_scored": len(score.wrong_scored),
+                    "missed_scored": len(score.missed_scored),
+                    "latency_median_s": round(statistics.median(lat), 2) if lat else None,
+                    "desyncs": summary["desyncs"],
+                }
+            )
+    head = (
+        f"{'seed':>5} {'variant':<24} {'video s':>8} {'wall s':>7} {'x real':>7} {'recovered':>9} "
+        f"{'wrong':>5} {'missed':>6} {'latency':>7} {'desync':>6}"
+    )
+    print(head)
+    for r in rows:
+        print(
+            f"{r['seed']:>5} {r['variant']:<24} {r['video_s']:>8.1f} {r['wall_s']:>7.1f} "
+            f"{r['x_real_time']:>7.2f} "
+            f"{r['recovered']:>9.3f} {r['wrong_scored']:>5} {r['missed_scored']:>6} "
+            f"{r['latency_median_s'] if r['latency_median_s'] is not None else '-':>7} {r['desyncs']:>6}"
+        )
+    args.json.write_text(json.dumps({"rows": rows}, indent=1))
+    print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
