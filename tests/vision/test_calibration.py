@@ -129,3 +129,33 @@ def test_mat_refuses_an_unknown_format(tmp_path):
         cwd=ROOT,
     )
     assert r.returncode == 2 and "expected a .png or .pdf" in r.stderr
+
+
+def test_calibrate_command_saves_what_replay_loads(tmp_path, printed_mat):
+    mat, px_per_cm = printed_mat
+    camera = look_at(1280, 720, (60, 50), 200, 60, 12, 0, 3)
+    cv2.imwrite(str(tmp_path / "view.png"), view_of(mat, px_per_cm, camera))
+    for extra in ([], ["--corners", "100,700 1180,700 1180,20 100,20"]):
+        out = tmp_path / f"cal{len(extra)}.json"
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "vision.cli.main",
+                "calibrate",
+                "royal_family",
+                "--camera",
+                str(tmp_path / "view.png"),
+                "--out",
+                str(out),
+                *extra,
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
+        assert r.returncode == 0, r.stderr
+        cal = Calibration.load(out)
+        assert cal.size == (1280, 720) and cal.method == ("corners" if extra else "markers")
+    truth = camera.project(zone_centres(), distort=False)
+    assert np.abs(Calibration.load(tmp_path / "cal0.json").to_image(zone_centres()) - truth).max() < 1.5

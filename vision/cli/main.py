@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
     "live": ("vision.commands.live", "referee a game at the table through a webcam"),
     "replay": ("vision.commands.replay", "referee a recorded game video: events, subtitles, report"),
+    "calibrate": ("vision.commands.calibrate", "calibrate the camera: mat markers or table corners"),
     "mat": ("vision.commands.mat", "print the play mat of a game: zones and calibration markers"),
     "render-game": ("vision.cli.render_game_cmd", "render a seeded random game as a labelled overhead video"),
 }
