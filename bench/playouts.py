@@ -14,18 +14,14 @@ import statistics
 import time
 from pathlib import Path
 
-from referee.config import load_game_config
+from referee.config import other_variants
 from referee.games import GAMES, load_game
 from referee.simulate import simulate
 
 
 def configurations(game: str) -> list[tuple[str, dict[str, str]]]:
     """The default, then each variant's other values one at a time."""
-    specs = load_game_config(game).specs
-    rows = [("default", {})]
-    for key, spec in specs.items():
-        rows += [(f"{key}={str(c).lower()}", {key: str(c).lower()}) for c in spec.choices[1:]]
-    return rows
+    return [("default", {})] + [(" ".join(f"{k}={v}" for k, v in o.items()), o) for o in other_variants(game)]
 
 
 def main() -> int:

@@ -117,3 +117,10 @@ def parse_set_options(items: list[str] | None) -> dict[str, str]:
         key, value = item.split("=", 1)
         out[key.strip()] = value.strip()
     return out
+
+
+def other_variants(name: str) -> list[dict[str, str]]:
+    """Every non-default value of each variant of a game, one at a time, as ``--set``
+    overrides (``{"castle_model": "hit_points_10"}``): what playout tests and benches sweep."""
+    return [{key: _text(choice)} for key, spec in load_game_config(name).specs.items()
+            for choice in spec.choices[1:]]

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from referee.cards import CLASSES
-from referee.config import load_game_config
+from referee.config import other_variants
 from referee.core import Referee, state_json
 from referee.errors import ObservationError
 from referee.games import load_game, simulator
@@ -19,11 +19,7 @@ from referee.observations import Observation, parse_short
 from referee.simulate import playout
 
 ZONE_LIST = sorted(ZONES) + ["meld_1", "meld_2", "meld_3", "meld_9"]
-NON_DEFAULT = [
-    {key: str(choice).lower()}
-    for key, spec in load_game_config("dukes_up").specs.items()
-    for choice in spec.choices[1:]
-]
+NON_DEFAULT = other_variants("dukes_up")
 
 
 def test_random_playouts_conserve_cards_and_end_by_the_rules() -> None:

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from referee.cards import CLASSES
-from referee.config import load_game_config
+from referee.config import load_game_config, other_variants
 from referee.core import Referee, state_json
 from referee.errors import ObservationError
 from referee.games import load_game, simulator
@@ -24,11 +24,7 @@ from referee.paths import project_root
 from referee.simulate import playout
 
 ZONE_LIST = sorted(ZONES)
-NON_DEFAULT = [
-    {key: str(choice).lower()}
-    for key, spec in load_game_config("houska_castle").specs.items()
-    for choice in spec.choices[1:]
-]
+NON_DEFAULT = other_variants("houska_castle")
 
 
 def test_random_playouts_conserve_cards_and_end_by_the_rules() -> None:

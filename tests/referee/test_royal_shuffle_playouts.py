@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from referee.cards import CLASSES, Card
-from referee.config import load_game_config
+from referee.config import other_variants
 from referee.core import Referee
 from referee.games import load_game, simulator
 from referee.games.royal_shuffle_state import PLACES, PLAYERS, ZONES, ShuffleState
@@ -18,11 +18,7 @@ from referee.observations import Observation
 from referee.simulate import playout
 
 ZONE_LIST = sorted(ZONES)
-NON_DEFAULT = [
-    {key: str(choice)}
-    for key, spec in load_game_config("royal_shuffle").specs.items()
-    for choice in spec.choices[1:]
-]
+NON_DEFAULT = other_variants("royal_shuffle")
 
 
 def census(s: ShuffleState) -> Counter:
