@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 PIP     = $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test install install-test lint clean art
+.PHONY: demo demo-sim test install install-test lint clean art
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,13 @@ $(VENV)/.installed-test: $(BIN)/python pyproject.toml constraints.txt
 install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
+# Replays the shipped sample game video through the camera referee (docs/camera.md).
+DEMO = datasets/samples/royal_family_demo
 demo: install
+	$(BIN)/cardref replay $(DEMO)/video.mp4 --game royal_family --out out/demo --answers $(DEMO)/observations.jsonl
+
+# One whole simulated Royal Family game, refereed, without a camera.
+demo-sim: install
 	$(BIN)/python -m referee.demo
 
 # Card faces and table photos for the synthetic renderer (apt-get download + rsvg-convert, once).
