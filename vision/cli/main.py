@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
     "live": ("vision.commands.live", "referee a game at the table through a webcam"),
     "replay": ("vision.commands.replay", "referee a recorded game video: events, subtitles, report"),
+    "collect": ("vision.commands.collect", "collect pre-labelled camera frames to retrain the detector"),
+    "review": ("vision.commands.review", "check and fix collected labels in the browser (loopback)"),
     "mat": ("vision.commands.mat", "print the play mat of a game: zones and calibration markers"),
 }
 
