@@ -231,3 +231,16 @@ def test_guided_labels_come_from_the_plan(tmp_path, capsys):
         seen |= set(got.names)
     assert seen == set(CLASSES)
     assert f"model read {CLASSES[(misread + 1) % 53]}" in entries[1].reason and not entries[0].flagged
+
+
+def test_a_run_that_keeps_nothing_uses_no_session(video, tmp_path, capsys):
+    path, states, shown = video
+    det = tmp_path / "detections.jsonl"
+    write_detections(det, states, shown)
+    out = tmp_path / "data"
+    empty = tmp_path / "empty.mp4"
+    write_video(empty, states[:1], [0])
+    base = ["collect", "--out", str(out), "--detections", str(det), "--quiet-s", "5"]  # never settles
+    assert main([*base, "--camera", str(empty)]) == 0 and "kept 0 frames" in capsys.readouterr().out
+    assert main(["collect", "--out", str(out), "--detections", str(det), "--camera", str(path)]) == 0
+    assert {e.session for e in read_manifest(out)} == {"s001"}

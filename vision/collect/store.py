@@ -136,8 +136,8 @@ class Session:
         self.id = f"s{self.number:03d}"
         self.split = split_for_session(self.number, split, val_every)
         self.saved: list[Entry] = []
-        record = {"session": self.id, "split": self.split, "started": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        atomic.append_line(root / SESSIONS, json.dumps({**record, **(info or {})}))
+        started = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self.record = {"session": self.id, "split": self.split, "started": started, **(info or {})}
 
     def save(
         self,
@@ -155,6 +155,8 @@ class Session:
         ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         if not ok:
             raise CardrefError(f"frame {frame}: cannot encode as JPEG")
+        if not self.saved:  # a run that keeps nothing uses no session number (nor the val turn)
+            atomic.append_line(self.root / SESSIONS, json.dumps(self.record))
         write_labels(self.root / label_rel, boxes)
         atomic.write_bytes(self.root / image_rel, jpeg.tobytes())
         confidences = [b.confidence for b in boxes if b.confidence is not None]
