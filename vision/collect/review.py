@@ -99,6 +99,7 @@ def save_labels(root: Path, payload: dict) -> int:
     boxes = payload.get("boxes") if isinstance(payload, dict) else None
     if not isinstance(image, str) or not isinstance(boxes, list):
         raise CardrefError("expected {'image': 'images/<split>/<name>.jpg', 'boxes': [...]}")
+    root = root.resolve()
     path = resolve_image(root, image)
     out = []
     for n, b in enumerate(boxes):
@@ -172,7 +173,7 @@ class ReviewServer(ThreadingHTTPServer):
 class ReviewHandler(BaseHTTPRequestHandler):
     server: ReviewServer
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args) -> None:
         pass  # quiet: the terminal shows only what the command prints
 
     def do_GET(self) -> None:

@@ -114,9 +114,14 @@ def existing_sessions(root: Path) -> int:
         folder = root / "images" / split
         if folder.is_dir():
             numbers += [int(m.group(1)) for p in folder.iterdir() if (m := SESSION_NAME.match(p.name))]
-    for _, line in atomic.read_jsonl_lines(root / SESSIONS):
-        m = re.match(r"s(\d+)$", str(json.loads(line).get("session", "")))
-        if m:
+    for n, line in atomic.read_jsonl_lines(root / SESSIONS):
+        try:
+            session = str(json.loads(line)["session"])
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise CardrefError(
+                f"{root / SESSIONS}:{n}: expected a JSON line with a 'session' field"
+            ) from None
+        if m := re.match(r"s(\d+)$", session):
             numbers.append(int(m.group(1)))
     return max(numbers)
 

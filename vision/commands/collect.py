@@ -62,11 +62,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def make_detector(args: argparse.Namespace):
-    from vision.commands.replay import model_detector, recorded_detector
+    """image, frame index -> Detections: recorded ones, or the model's down to ``--conf``."""
+    from vision.commands.replay import recorded_detector
+    from vision.detector import load_detector
 
     if args.detections:
         return recorded_detector(args.detections)
-    return model_detector(args.model)
+    detector = load_detector(args.model, conf=args.conf)
+    return lambda image, index: detector.detect(image)
 
 
 def open_frames(args: argparse.Namespace, skipped: list[int], log):
