@@ -169,7 +169,7 @@ def test_prelabels_of_the_shipped_model_match_the_renderer(video, tmp_path, caps
         found += int(hit.sum())
         named += int((got.class_id[best][hit] == truth.classes[hit]).sum())
     print(f"pre-labels: {found}/{total} true boxes found (IoU >= 0.5), {named} named right")
-    assert found / total >= 0.7 and named / max(found, 1) >= 0.7
+    assert found / total >= 0.7 and named / max(found, 1) >= 0.6  # unseen decks, as test_detector_shipped
 
 
 def test_the_plan_covers_every_class_and_prints(capsys):
@@ -244,3 +244,21 @@ def test_a_run_that_keeps_nothing_uses_no_session(video, tmp_path, capsys):
     assert main([*base, "--camera", str(empty)]) == 0 and "kept 0 frames" in capsys.readouterr().out
     assert main(["collect", "--out", str(out), "--detections", str(det), "--camera", str(path)]) == 0
     assert {e.session for e in read_manifest(out)} == {"s001"}
+
+
+def test_guided_without_a_terminal_says_so(video, tmp_path, capsys):
+    path, states, shown = video
+    det = tmp_path / "detections.jsonl"
+    write_detections(det, states, shown)
+    args = [
+        "collect",
+        "--guided",
+        "--camera",
+        str(path),
+        "--out",
+        str(tmp_path / "d"),
+        "--detections",
+        str(det),
+    ]
+    assert main(args) == 2
+    assert "no terminal to press Enter on (use --no-prompt" in capsys.readouterr().err

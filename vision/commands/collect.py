@@ -85,6 +85,14 @@ def open_frames(args: argparse.Namespace, skipped: list[int], log):
     return open_source(args.camera)
 
 
+def ask(text: str) -> str:
+    """Wait for Enter on the terminal."""
+    try:
+        return input(text)
+    except (EOFError, OSError):
+        raise CardrefError("no terminal to press Enter on (use --no-prompt for a recorded video)") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.collect.capture import Collector, CollectSettings, StateWatcher
     from vision.collect.guided import format_plan, make_plan, run_guided
@@ -126,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 
             layout = load_layout(args.layout)
             calibration = Calibration.load(args.calibration) if args.calibration else None
-            prompt = (lambda text: None) if args.no_prompt else input
+            prompt = (lambda text: None) if args.no_prompt else ask
             run_guided(
                 make_plan(layout, args.seed),
                 source,
