@@ -93,12 +93,38 @@ def ask(text: str) -> str:
         raise CardrefError("no terminal to press Enter on (use --no-prompt for a recorded video)") from None
 
 
+def collect_free(source, collector, log) -> None:
+    """Every frame of the source through the collector (a lost camera is waited for)."""
+    from vision.sources import Lost
+
+    lost = False
+    for item in source:
+        if isinstance(item, Lost):
+            if not lost:
+                log("camera lost: reconnecting")
+            lost = True
+            continue
+        lost = False
+        collector.process(item.index, item.time, item.image)
+
+
+def collect_guided(args: argparse.Namespace, source, watcher, session, log) -> None:
+    from vision.calibration import Calibration
+    from vision.collect.guided import make_plan, run_guided
+    from vision.layout import load_layout
+
+    layout = load_layout(args.layout)
+    calibration = Calibration.load(args.calibration) if args.calibration else None
+    prompt = (lambda text: None) if args.no_prompt else ask
+    steps = make_plan(layout, args.seed)
+    run_guided(steps, source, watcher, session, layout, args.conf, calibration, prompt, log)
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.collect.capture import Collector, CollectSettings, StateWatcher
-    from vision.collect.guided import format_plan, make_plan, run_guided
+    from vision.collect.guided import format_plan, make_plan
     from vision.collect.store import Session
     from vision.layout import load_layout
-    from vision.sources import Lost
 
     if args.plan:
         layout = load_layout(args.layout)
@@ -111,58 +137,32 @@ def run(args: argparse.Namespace) -> int:
         print(text, flush=True)
 
     settings = CollectSettings(
-        args.reads,
-        args.quiet_s,
-        None if args.guided else args.every,
-        args.conf,
-        args.review_below,
-        args.min_change,
+        reads=args.reads,
+        quiet_s=args.quiet_s,
+        every_s=None if args.guided else args.every,
+        conf=args.conf,
+        review_below=args.review_below,
+        min_change=args.min_change,
     )
     detect = make_detector(args)
     skipped: list[int] = []
     source = open_frames(args, skipped, log)
-    info = {
-        "source": args.camera,
-        "model": str(args.detections or args.model or "models/cards.onnx"),
-        "guided": args.guided,
-    }
-    session = Session(args.out, args.split, args.val_every, info)
+    model = str(args.detections or args.model or "models/cards.onnx")
+    session = Session(
+        args.out, args.split, args.val_every, {"source": args.camera, "model": model, "guided": args.guided}
+    )
     log(f"session {session.id} -> {session.split} split of {args.out}")
+    duplicates = None
     try:
         if args.guided:
-            from vision.calibration import Calibration
-
-            layout = load_layout(args.layout)
-            calibration = Calibration.load(args.calibration) if args.calibration else None
-            prompt = (lambda text: None) if args.no_prompt else ask
-            run_guided(
-                make_plan(layout, args.seed),
-                source,
-                StateWatcher(detect, settings),
-                session,
-                layout,
-                args.conf,
-                calibration,
-                prompt,
-                log,
-            )
-            duplicates = None
+            collect_guided(args, source, StateWatcher(detect, settings), session, log)
         else:
             collector = Collector(session, detect, settings, log)
-            lost = False
-            for item in source:
-                if isinstance(item, Lost):
-                    if not lost:
-                        log("camera lost: reconnecting")
-                    lost = True
-                    continue
-                lost = False
-                collector.process(item.index, item.time, item.image)
+            collect_free(source, collector, log)
             duplicates = collector.duplicates
             skipped += collector.unreadable
     except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-        duplicates = None
+        print("stopped", file=sys.stderr)  # every frame kept so far is complete
     finally:
         source.close()
     flagged = sum(e.flagged for e in session.saved)
