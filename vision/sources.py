@@ -107,9 +107,12 @@ class VideoSource(FrameSource):
 
 
 class ImageSource(FrameSource):
-    """A folder of images in name order (or one image), paced at ``fps`` for the timestamps."""
+    """A folder of images in name order (or one image), paced at ``fps`` for the timestamps.
+    An unreadable image is an error, unless ``on_unreadable(index, path)`` is given: then it
+    is told and skipped (the indexes of the others stay their positions in the folder)."""
 
-    def __init__(self, path: Path, fps: float = 1.0):
+    def __init__(self, path: Path, fps: float = 1.0,
+                 on_unreadable: Callable[[int, Path], None] | None = None):
         self.name = str(path)
         if path.is_dir():
             self.files = sorted(f for f in path.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
@@ -118,10 +121,14 @@ class ImageSource(FrameSource):
         else:
             self.files = [path]
         self.fps = fps
+        self.on_unreadable = on_unreadable
 
     def __iter__(self) -> Iterator[Frame]:
         for index, f in enumerate(self.files):
             image = cv2.imread(str(f))
+            if image is None and self.on_unreadable is not None:
+                self.on_unreadable(index, f)
+                continue
             if image is None:
                 raise CardrefError(f"{f}: cannot read image")
             yield Frame(index, index / self.fps, image)

@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "live": ("vision.commands.live", "referee a game at the table through a webcam"),
     "replay": ("vision.commands.replay", "referee a recorded game video: events, subtitles, report"),
     "calibrate": ("vision.commands.calibrate", "calibrate the camera: mat markers or table corners"),
+    "collect": ("vision.commands.collect", "collect pre-labelled camera frames to retrain the detector"),
+    "review": ("vision.commands.review", "check and fix collected labels in the browser (loopback)"),
     "mat": ("vision.commands.mat", "print the play mat of a game: zones and calibration markers"),
     "render-game": ("vision.cli.render_game_cmd", "render a seeded random game as a labelled overhead video"),
 }

@@ -4,6 +4,12 @@ The config says which stage: the card finder (``configs/detector/cards.yaml``, U
 YOLO) or the card classifier (``configs/detector/classifier.yaml``, ``stage: classifier``).
 Without ``--data`` the synthetic training set of the config is rendered first (``cardref
 synth``); with ``--data DIR`` (repeatable) those Ultralytics datasets are used together.
+
+``--data synthetic --data DIR`` retrains for your own deck: both stages of the model in
+``--models`` (default the shipped models/) are fine-tuned on the config's synthetic set plus
+the datasets written by ``cardref collect``, scored before and after on your held-out frames
+(their val split) and on the synthetic held-out set, side by side, and the new model replaces
+the old only if it is better on both (see vision/detector/retrain.py).
 """
 
 from __future__ import annotations
@@ -13,7 +19,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.errors import ConfigError
 from referee.paths import project_root
+
+SYNTHETIC = "synthetic"  # --data synthetic: the config's rendered set, and retraining mode
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -33,6 +42,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--time", type=float, help="wall-time budget in hours (overrides epochs)")
     p.add_argument("--threads", type=int, help="classifier: torch threads (1 beside another training)")
     p.add_argument("--no-export", action="store_true", help="skip the ONNX export")
+    retrain = p.add_argument_group("retraining (--data synthetic --data DIR)")
+    retrain.add_argument("--models", type=Path, help="folder of the model to improve (default: models/)")
+    retrain.add_argument("--classifier-config",
+                         help="classifier recipe (default: configs/detector/classifier.yaml)")
+    retrain.add_argument("--holdout", type=Path, help="synthetic held-out dataset (default: cardref eval's)")
     return p
 
 
@@ -49,8 +63,6 @@ def synth_dataset(spec: dict) -> Path:
 
 def config_stage(path: str) -> str:
     import yaml
-
-    from referee.errors import ConfigError
 
     try:
         raw = yaml.safe_load(Path(path).read_text())
@@ -79,9 +91,50 @@ def run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_retrain(args: argparse.Namespace) -> int:
+    from referee.paths import models_dir
+    from vision.commands.eval import holdout_dataset
+    from vision.detector.retrain import RetrainJob, check_inputs, retrain
+    from vision.detector.train import TrainConfig
+
+    if config_stage(args.config) != "finder":
+        raise ConfigError(f"{args.config}: --data synthetic retrains both stages: give the finder's config")
+    collected = [d for d in args.data if str(d) != SYNTHETIC]
+    if not collected:
+        raise ConfigError("--data synthetic: add --data DIR, a dataset written by cardref collect")
+    models = args.models or models_dir()
+    check_inputs(collected, models)  # before rendering the synthetic sets, which takes minutes
+    job = RetrainJob(
+        finder_config=Path(args.config),
+        classifier_config=Path(args.classifier_config or project_root() / "configs/detector/classifier.yaml"),
+        synthetic=synth_dataset(TrainConfig.load(args.config).data),
+        collected=collected,
+        holdout=args.holdout or holdout_dataset(),
+        models=models,
+        out=args.out,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        batch=args.batch,
+        time_hours=args.time,
+        device=args.device,
+        threads=args.threads,
+    )
+    decision = retrain(job)
+    print(decision.table())
+    if decision.replaced:
+        print(f"REPLACED: new model installed in {job.models}: {decision.reason} "
+              f"(old one kept in {decision.backup})")
+    else:
+        print(f"KEPT the old model in {job.models}: {decision.reason} "
+              f"(candidate left in {decision.candidate})")
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainConfig, export_onnx, train
 
+    if args.data and any(str(d) == SYNTHETIC for d in args.data):
+        return run_retrain(args)
     if config_stage(args.config) == "classifier":
         return run_classifier(args)
     cfg = TrainConfig.load(args.config)
