@@ -5,46 +5,15 @@ for the detector (the pipeline's own errors), once through the shipped detector.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import cv2
-import pytest
+from run_cardref import cardref
 
-from vision.replay_eval import score_replay, truth_detections
-
-ROOT = Path(__file__).resolve().parents[2]
+from vision.replay_eval import score_replay
 
 
-def cardref(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args], capture_output=True, text=True, cwd=ROOT
-    )
-
-
-@pytest.fixture(scope="module")
-def game_video(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("game")
-    r = cardref(
-        "render-game",
-        "royal_family",
-        "--seed",
-        "11",
-        "--out",
-        str(out),
-        "--max-moves",
-        "14",
-        "--recipe",
-        str(ROOT / "datasets/recipes/holdout.yaml"),
-        "--quiet",
-    )
-    assert r.returncode == 0, r.stderr
-    return out
-
-
-def test_replay_of_true_detections_recovers_every_observation(game_video, tmp_path):
-    dets = truth_detections(game_video / "labels.jsonl", tmp_path / "truth.jsonl")
+def test_replay_of_true_detections_recovers_every_observation(game_video, true_detections, tmp_path):
+    dets = true_detections
     out = tmp_path / "replay"
     r = cardref(
         "replay",
@@ -76,8 +45,8 @@ def test_replay_of_true_detections_recovers_every_observation(game_video, tmp_pa
     assert again.returncode == 0 and "REJECT" not in again.stdout
 
 
-def test_rules_rerun_from_recorded_detections_give_the_same_events(game_video, tmp_path):
-    dets = truth_detections(game_video / "labels.jsonl", tmp_path / "truth.jsonl")
+def test_rules_rerun_from_recorded_detections_give_the_same_events(game_video, true_detections, tmp_path):
+    dets = true_detections
     runs = []
     for name, source in (("first", dets), ("second", None)):
         out = tmp_path / name

@@ -34,6 +34,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--calibration", type=Path, help="saved calibration (default: from the mat's markers)")
     p.add_argument("--save-calibration", type=Path, help="write the calibration found here")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
+    p.add_argument("--detections", type=Path, help="recorded detections.jsonl instead of the model")
     p.add_argument("--headless", action="store_true", help="no window")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
     p.add_argument("--quiet-routine", action="store_true", help="speak only turns, damage, rejects, results")
@@ -58,26 +59,27 @@ def run(args: argparse.Namespace) -> int:
     from referee.commands.common import game_from_args, open_referee
     from referee.observations import Observation, parse_short
     from vision.calibration import Calibration
-    from vision.commands.replay import model_detector
+    from vision.commands.replay import model_detector, recorded_detector
     from vision.layout import load_layout
     from vision.overlay import draw_panel, draw_zones
     from vision.pipeline import CameraReferee
     from vision.sources import Frame, open_source
 
     game = game_from_args(args)
+    source = open_source(args.camera)  # before the model: a wrong source is the likelier mistake
     log = args.log or Path(f"cardref-{args.game}.jsonl")
     if log.exists() and log.stat().st_size and not args.resume:
         raise CardrefError(f"{log}: a game is already logged here (use --resume, or another --log)")
     referee, replayed = open_referee(game, str(log))
     layout = load_layout(args.game)
     calibration = Calibration.load(args.calibration) if args.calibration else None
-    camera = CameraReferee(referee, layout, model_detector(args.model), calibration)
+    detect = recorded_detector(args.detections) if args.detections else model_detector(args.model)
+    camera = CameraReferee(referee, layout, detect, calibration)
     speaker = None
     if args.speak:
         from vision.speech import Speaker
 
         speaker = Speaker(quiet_routine=args.quiet_routine)
-    source = open_source(args.camera)
     typed = typed_lines()
     recent: list[tuple[str, str]] = []
     status = f"resumed: {replayed} observations from {log}" if replayed else "looking for the play mat"
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if not replayed:
         tell(camera.start())
     paused = False
+    waiting: list[Observation] = []
     try:
         for item in source:
             if not isinstance(item, Frame):
@@ -124,11 +127,12 @@ def run(args: argparse.Namespace) -> int:
                 if not text:
                     continue
                 try:
-                    obs = parse_short(text)
+                    waiting.append(parse_short(text))
                 except CardrefError as e:
                     print(f"cardref live: {e}", flush=True)
-                    continue
-                tell(camera.answer(obs, item.index, item.time))
+            # An answer waits for its question; anything else typed (end_turn) goes in at once.
+            while waiting and (waiting[0].type != "answer" or referee.pending is not None):
+                tell(camera.answer(waiting.pop(0), item.index, item.time))
             if not args.headless:
                 image = item.image.copy()
                 if camera.calibration is not None:

@@ -1,0 +1,39 @@
+"""Fixtures the camera-referee tests share: one seeded Royal Family game rendered as a video
+(held-out card design), with the renderer's labels as a stand-in detector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from run_cardref import ROOT, cardref
+
+from vision.replay_eval import truth_detections
+
+
+@pytest.fixture(scope="session")
+def game_video(tmp_path_factory) -> Path:
+    """``cardref render-game``: 14 observations of seed 11, 1280x720, 30 fps."""
+    out = tmp_path_factory.mktemp("game")
+    r = cardref(
+        "render-game",
+        "royal_family",
+        "--seed",
+        "11",
+        "--out",
+        str(out),
+        "--max-moves",
+        "14",
+        "--recipe",
+        str(ROOT / "datasets/recipes/holdout.yaml"),
+        "--quiet",
+    )
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def true_detections(game_video, tmp_path_factory) -> Path:
+    return truth_detections(
+        game_video / "labels.jsonl", tmp_path_factory.mktemp("truth") / "detections.jsonl"
+    )
