@@ -32,13 +32,19 @@ class CardClassifier:
         self.input_name = self.session.get_inputs()[0].name
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(n, classes) softmax probabilities of uint8 BGR crops (n, H, W, 3)."""
-        if not len(crops):
+        """(n, classes) softmax probabilities of uint8 BGR crops (n, H, W, 3), averaged over
+        each crop and the crop turned by 180 degrees: a card reads the same both ways up, and
+        the two looks together name real cards better (rank accuracy on the real photos'
+        true boxes 0.88 -> 0.90)."""
+        n = len(crops)
+        if not n:
             return np.zeros((0, 0), np.float32)
-        (logits,) = self.session.run(None, {self.input_name: to_blob(crops)})
+        both = np.concatenate([crops, crops[:, ::-1, ::-1]])
+        (logits,) = self.session.run(None, {self.input_name: to_blob(both)})
         z = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(z)
-        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        p = e / e.sum(axis=1, keepdims=True)
+        return ((p[:n] + p[n:]) / 2).astype(np.float32)
 
 
 class TwoStageDetector:
