@@ -41,6 +41,7 @@ class Change:
 
     card: str
     readings: tuple[tuple[str, str], ...]
+    vanished: bool = False  # the card left the camera's view (its destination is a guess)
 
     @property
     def src(self) -> str:
@@ -59,6 +60,7 @@ class Change:
 class Result:
     fed: list[tuple[Observation, list[Announcement]]] = field(default_factory=list)
     desync: str | None = None  # set when the table cannot be explained (announced once)
+    why: list[Announcement] = field(default_factory=list)  # the referee's reason for a desync
     resynced: bool = False  # the table matches the game again after a desync
 
 
@@ -117,7 +119,7 @@ class EventInference:
         for zone, name in gone:
             if self._left(zone, name, now):
                 dests = [d for d in new_tops if d != zone] + list(self._hidden_destinations(name, zone))
-                changes.append(Change(name, tuple((zone, d) for d in dict.fromkeys(dests))))
+                changes.append(Change(name, tuple((zone, d) for d in dict.fromkeys(dests)), vanished=True))
         return changes
 
     def _revealed(self, zone: str, name: str) -> bool:
@@ -156,20 +158,10 @@ class EventInference:
     def update(self, seen: TableState) -> Result:
         result = Result()
         changes = self.changes(seen)
-        if not changes:
-            if self.desync is not None:
-                self.desync, result.resynced = None, True
-            return result
-        plan = self._plan(changes)
-        if plan is None:
-            reason = "the table does not match the game: " + ", ".join(c.describe() for c in changes)
-            if reason != self.desync:
-                self.desync = result.desync = reason
-                obs = changes[0].observations()[0]
-                result.fed.append((obs, self._trial().feed(obs)))  # the referee's reason, state kept
-            return result
-        if self.desync is not None:
-            self.desync, result.resynced = None, True
+        plan = self._plan(changes) if changes else []
+        unexplained: list[Change] = []
+        if plan is None:  # no order explains everything: take what the rules explain
+            plan, unexplained = self._greedy(changes)
         for obs in plan:
             notes = self.referee.feed(obs)
             result.fed.append((obs, notes))
@@ -177,6 +169,18 @@ class EventInference:
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
         self._sync_hidden()
+        # A card gone from view with nowhere legal to have gone was most likely missed by the
+        # detector (glare, a shadow): it stays where it was. A card seen where the game cannot
+        # have put it is a desync.
+        unexplained = [c for c in unexplained if not c.vanished]
+        if unexplained:
+            reason = "the table does not match the game: " + ", ".join(c.describe() for c in unexplained)
+            if reason != self.desync:
+                result.desync = reason
+                result.why = self._trial().feed(unexplained[0].observations()[0])  # state kept
+            self.desync = reason
+        elif self.desync is not None:
+            self.desync, result.resynced = None, True
         return result
 
     def _sync_hidden(self) -> None:
@@ -231,16 +235,38 @@ class EventInference:
         for change in order:
             if trial.pending is not None:
                 return plan  # an open ASK: feed up to here, the rest after the answer
-            for obs in change.observations():
-                attempt = copy.deepcopy(trial)
-                notes = attempt.feed(obs)
-                if not any(a.kind == "REJECT" for a in notes):
-                    trial = attempt
-                    plan.append(obs)
-                    break
-            else:
+            step = self._first_reading(trial, change)
+            if step is None:
                 return None
+            trial, obs = step
+            plan.append(obs)
         return plan
+
+    def _greedy(self, changes: list[Change]) -> tuple[list[Observation], list[Change]]:
+        """The changes the referee accepts one by one (natural order, again after each one
+        accepted), and those it never accepts."""
+        trial, plan, left = self._trial(), [], sorted(changes, key=self._rank)
+        progress = True
+        while progress and left and trial.pending is None:
+            progress = False
+            for change in left:
+                step = self._first_reading(trial, change)
+                if step is not None:
+                    trial, obs = step
+                    plan.append(obs)
+                    left.remove(change)
+                    progress = True
+                    break
+        return plan, left
+
+    @staticmethod
+    def _first_reading(trial: Referee, change: Change) -> tuple[Referee, Observation] | None:
+        """The first reading of ``change`` the referee accepts, and the referee after it."""
+        for obs in change.observations():
+            attempt = copy.deepcopy(trial)
+            if not any(a.kind == "REJECT" for a in attempt.feed(obs)):
+                return attempt, obs
+        return None
 
     def _move(self, obs: Observation) -> None:
         """Update the physical table: the card leaves its zone and goes on top of the other."""

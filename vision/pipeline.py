@@ -48,7 +48,7 @@ class Event:
 class Settings:
     reads: int = 3  # settled frames read and voted on per table state
     quiet_s: float = 0.4
-    conf: float = 0.35
+    conf: float = 0.2  # finder confidence x class probability: unsure names still vote
 
 
 class CameraReferee:
@@ -133,15 +133,15 @@ class CameraReferee:
         if result.desync:
             events.append(Event("desync", t, index, result.desync))
         for obs, notes in result.fed:
-            if result.desync is None:
-                events.append(
-                    Event("observation", t, index, obs.short(), data=obs.to_json(), observation=obs)
-                )
+            events.append(Event("observation", t, index, obs.short(), data=obs.to_json(), observation=obs))
             events += [
                 Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes
             ]
-        if result.desync:
-            self.settle.force_read()  # look again once the players have put it right
+        # The referee's reason for a desync (its state is kept; the table is read again when it
+        # changes, once the players have put it right).
+        events += [
+            Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in result.why
+        ]
         return events
 
     def answer(self, obs: Observation, index: int, t: float) -> list[Event]:

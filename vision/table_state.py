@@ -79,13 +79,22 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
     seen = []
     for i, (x, y) in enumerate(centres):
         landscape = extent[i, 0] > 1.15 * extent[i, 1]
+        zone = zone_for(layout, x, y, landscape)
         name = CLASSES[int(detections.class_id[i])]
-        seen.append(
-            SeenCard(
-                name, zone_for(layout, x, y, landscape), (float(x), float(y)), float(detections.confidence[i])
-            )
-        )
+        if name == BACK and zone is not None and layout.zones[zone].face == "up":
+            name = best_face(detections, i) or name
+        seen.append(SeenCard(name, zone, (float(x), float(y)), float(detections.confidence[i])))
     return seen
+
+
+def best_face(detections: Detections, i: int) -> str | None:
+    """A card read as face-down in a zone where cards lie face up (a design whose pictures the
+    classifier took for a back): its most likely face, if the detector gave probabilities."""
+    if detections.class_probs is None:
+        return None
+    p = detections.class_probs[i].copy()
+    p[CLASSES.index(BACK)] = 0
+    return CLASSES[int(p.argmax())]
 
 
 def read_table(seen: list[SeenCard]) -> TableState:

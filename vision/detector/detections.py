@@ -17,6 +17,7 @@ class Detections:
     xyxy: np.ndarray
     confidence: np.ndarray
     class_id: np.ndarray
+    class_probs: np.ndarray | None = None  # (n, classes) when the detector gives them
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -25,6 +26,8 @@ class Detections:
                 f"Detections arrays disagree: xyxy {self.xyxy.shape}, confidence "
                 f"{self.confidence.shape}, class_id {self.class_id.shape}"
             )
+        if self.class_probs is not None and self.class_probs.shape[0] != n:
+            raise ValueError(f"Detections class_probs {self.class_probs.shape} for {n} boxes")
 
     @classmethod
     def empty(cls) -> Detections:
@@ -34,7 +37,8 @@ class Detections:
         return len(self.xyxy)
 
     def __getitem__(self, index) -> Detections:
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index])
+        probs = None if self.class_probs is None else self.class_probs[index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], probs)
 
     @property
     def names(self) -> list[str]:

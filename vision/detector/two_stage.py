@@ -64,5 +64,9 @@ class TwoStageDetector:
         class_id = probs.argmax(axis=1)
         confidence = found.confidence * probs[np.arange(len(probs)), class_id]
         keep = confidence >= self.conf
-        return Detections(found.xyxy[keep], confidence[keep].astype(np.float32),
-                          class_id[keep].astype(np.int64))
+        return Detections(
+            found.xyxy[keep],
+            confidence[keep].astype(np.float32),
+            class_id[keep].astype(np.int64),
+            probs[keep],
+        )
