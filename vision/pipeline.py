@@ -24,7 +24,7 @@ from vision.detector.detections import Detections
 from vision.events import EventInference
 from vision.layout import Layout
 from vision.motion import SettleDetector
-from vision.table_state import TableState, Vote, place, read_table
+from vision.table_state import SeenCard, TableState, Vote, place
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
 DRIFT_EVERY_S = 5.0
@@ -100,7 +100,7 @@ class CameraReferee:
             events += self._check_drift(index, t, image)
             return events
         if self.vote is None:
-            self.vote = Vote()
+            self.vote = Vote(self.layout)
         self.vote.add(self._read(index, t, image))
         if len(self.vote) < self.settings.reads:
             return events
@@ -109,7 +109,7 @@ class CameraReferee:
         events.append(Event("read", t, index, "table read", data=self.table.to_json()))
         return events + self._infer(index, t)
 
-    def _read(self, index: int, t: float, image: np.ndarray) -> TableState:
+    def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:
         det = self.detect(image, index)
         det = det[det.confidence >= self.settings.conf]
         self.detections_log.append(
@@ -122,7 +122,7 @@ class CameraReferee:
             }
         )
         assert self.calibration is not None
-        return read_table(place(det, self.calibration, self.layout))
+        return place(det, self.calibration, self.layout)
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None

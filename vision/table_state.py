@@ -28,6 +28,7 @@ class SeenCard:
     zone: str | None  # None: on the table but in no zone
     at_cm: tuple[float, float]
     confidence: float
+    probs: np.ndarray | None = field(default=None, compare=False)  # class probabilities, if given
 
 
 @dataclass
@@ -83,7 +84,8 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
         name = CLASSES[int(detections.class_id[i])]
         if name == BACK and zone is not None and layout.zones[zone].face == "up":
             name = best_face(detections, i) or name
-        seen.append(SeenCard(name, zone, (float(x), float(y)), float(detections.confidence[i])))
+        probs = None if detections.class_probs is None else detections.class_probs[i]
+        seen.append(SeenCard(name, zone, (float(x), float(y)), float(detections.confidence[i]), probs))
     return seen
 
 
@@ -117,32 +119,62 @@ def read_table(seen: list[SeenCard]) -> TableState:
 
 
 class Vote:
-    """Majority over a few reads of one settled table: (card, zone) pairs seen in more than
-    half of the reads, face-down counts by median."""
+    """Several reads of one settled table merged into one state, so that one bad frame changes
+    nothing. The sightings of all reads are grouped by zone and place (within ``SAME_PLACE_CM``);
+    a group seen in more than half of the reads is a card, named by its averaged class
+    probabilities (a card whose name wavers between reads still gets its likeliest one), or by
+    its commonest name when the detector gave no probabilities."""
 
-    def __init__(self) -> None:
-        self.reads: list[TableState] = []
+    def __init__(self, layout: Layout) -> None:
+        self.layout = layout
+        self.reads: list[list[SeenCard]] = []
 
-    def add(self, state: TableState) -> None:
-        self.reads.append(state)
+    def add(self, seen: list[SeenCard]) -> None:
+        self.reads.append(seen)
 
     def __len__(self) -> int:
         return len(self.reads)
 
     def result(self) -> TableState:
         n = len(self.reads)
-        pairs = Counter((z, c) for r in self.reads for z, names in r.cards.items() for c in names)
-        loose = Counter(c for r in self.reads for c in r.loose)
-        out = TableState()
-        for (zone, name), k in pairs.most_common():
-            if k * 2 > n and not out.zone_of(name):
-                out.cards.setdefault(zone, []).append(name)
-                out.confidence[zone] = min(out.confidence.get(zone, 1.0), k / n)
-        out.loose = [c for c, k in loose.items() if k * 2 > n and not out.zone_of(c)]
-        zones = {z for r in self.reads for z in r.backs}
-        for z in zones:
-            counts = sorted(r.backs.get(z, 0) for r in self.reads)
-            median = counts[len(counts) // 2]
-            if median:
-                out.backs[z] = median
-        return out
+        groups: list[list[SeenCard]] = []
+        for read in self.reads:
+            for s in read:
+                group = next((g for g in groups if g[0].zone == s.zone and _near(g, s)), None)
+                if group is None:
+                    groups.append([s])
+                else:
+                    group.append(s)
+        merged, share = [], {}
+        for g in groups:
+            if len(g) * 2 <= n:
+                continue
+            card = SeenCard(
+                self._name(g),
+                g[0].zone,
+                tuple(np.mean([s.at_cm for s in g], axis=0)),
+                float(np.mean([s.confidence for s in g])),
+            )
+            merged.append(card)
+            if card.zone is not None:
+                share[card.zone] = min(share.get(card.zone, 1.0), len(g) / n)
+        state = read_table(merged)
+        state.confidence = share
+        return state
+
+    def _name(self, group: list[SeenCard]) -> str:
+        if any(s.probs is None for s in group):
+            return Counter(s.name for s in group).most_common(1)[0][0]
+        p = np.mean([s.probs for s in group], axis=0)
+        zone = group[0].zone
+        if zone is not None and self.layout.zones[zone].face == "up" and CLASSES[int(p.argmax())] == BACK:
+            p[CLASSES.index(BACK)] = 0  # a face-up zone: its likeliest face
+        return CLASSES[int(p.argmax())]
+
+
+SAME_PLACE_CM = 2.5
+
+
+def _near(group: list[SeenCard], s: SeenCard) -> bool:
+    x, y = np.mean([g.at_cm for g in group], axis=0)
+    return abs(x - s.at_cm[0]) <= SAME_PLACE_CM and abs(y - s.at_cm[1]) <= SAME_PLACE_CM

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.cards import CLASS_ID
+from referee.cards import CLASS_ID, CLASSES
 from vision.calibration import Calibration
 from vision.detector.detections import Detections
 from vision.layout import load_layout
@@ -19,7 +19,7 @@ from vision.synth.camera import look_at
 from vision.synth.compose import Light, draw_cards, new_canvas
 from vision.synth.labels import label_cards
 from vision.synth.scenes import layout_scene
-from vision.table_state import TableState, Vote, place, read_table
+from vision.table_state import SeenCard, Vote, place, read_table
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = load_layout("royal_family")
@@ -63,8 +63,6 @@ def test_true_boxes_land_in_their_zones(art, seed, yaw):
 
 
 def test_read_table_names_each_card_once_and_counts_backs():
-    from vision.table_state import SeenCard
-
     seen = [
         SeenCard("7S", "flop_1", (34, 50), 0.9),
         SeenCard("7S", "flop_2", (46, 50), 0.6),
@@ -76,15 +74,51 @@ def test_read_table_names_each_card_once_and_counts_backs():
     assert state.cards == {"flop_1": ["7S"]} and state.backs == {"draw_pile": 2} and state.loose == ["QH"]
 
 
+def one_hot(name: str, p: float = 0.9) -> np.ndarray:
+    probs = np.full(len(CLASSES), (1 - p) / (len(CLASSES) - 1), np.float32)
+    probs[CLASSES.index(name)] = p
+    return probs
+
+
 def test_vote_ignores_one_bad_read():
-    good = TableState(cards={"flop_1": ["7S"], "castle_spades": ["AS"]}, backs={"draw_pile": 1})
-    bad = TableState(cards={"flop_1": ["7C"], "castle_spades": ["AS"]}, backs={"draw_pile": 2})
-    vote = Vote()
+    good = [
+        SeenCard("7S", "flop_1", (34, 50), 0.9),
+        SeenCard("AS", "castle_spades", (30, 15), 0.9),
+        SeenCard("BACK", "draw_pile", (18, 50), 0.9),
+    ]
+    bad = [
+        SeenCard("7C", "flop_1", (34.5, 50), 0.8),
+        SeenCard("AS", "castle_spades", (30, 15), 0.9),
+        SeenCard("QH", "flop_3", (58, 50), 0.4),
+    ]  # misnamed, and a glint read as a card
+    vote = Vote(LAYOUT)
     for s in (good, bad, good):
         vote.add(s)
     out = vote.result()
     assert out.cards == {"flop_1": ["7S"], "castle_spades": ["AS"]} and out.backs == {"draw_pile": 1}
-    assert out.confidence["flop_1"] == pytest.approx(2 / 3)
+    assert out.confidence["flop_1"] == 1.0  # three sightings, one place
+
+
+def test_vote_names_a_wavering_card_by_its_averaged_probabilities():
+    """Three reads name the card three ways, but the true name is second in each of them."""
+    reads = []
+    for wrong in ("QH", "KD", "JK"):
+        p = one_hot(wrong, 0.45)
+        p[CLASSES.index("QD")] = 0.40
+        reads.append([SeenCard(wrong, "staging", (89, 50), 0.5, p)])
+    vote = Vote(LAYOUT)
+    for r in reads:
+        vote.add(r)
+    assert vote.result().cards == {"staging": ["QD"]}
+
+
+def test_a_back_in_a_face_up_zone_takes_its_likeliest_face():
+    p = one_hot("BACK", 0.6)
+    p[CLASSES.index("QD")] = 0.3
+    vote = Vote(LAYOUT)
+    vote.add([SeenCard("BACK", "staging", (89, 50), 0.3, p), SeenCard("BACK", "draw_pile", (18, 50), 0.9, p)])
+    out = vote.result()
+    assert out.cards == {"staging": ["QD"]} and out.backs == {"draw_pile": 1}
 
 
 def test_settle_detector_reads_once_per_change(tmp_path):
