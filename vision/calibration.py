@@ -142,3 +142,18 @@ def drift_px(calibration: Calibration, image: np.ndarray, layout: Layout) -> flo
     expected = np.concatenate([calibration.to_image(np.array(by_id[i].corners)) for i in sorted(found)])
     seen = np.concatenate([found[i] for i in sorted(found)])
     return float(np.median(np.linalg.norm(expected - seen, axis=1)))
+
+
+def without_markers(detections, image: np.ndarray, layout: Layout, overlap: float = 0.3):
+    """The detections less any box lying over one of the play mat's markers: a marker is
+    square, black and white and card-sized, and the detector sometimes takes it for a card."""
+    from vision.detector.detections import box_iou
+
+    found = detect_markers(image, layout)
+    if not found or not len(detections):
+        return detections
+    squares = np.array(
+        [[c[:, 0].min(), c[:, 1].min(), c[:, 0].max(), c[:, 1].max()] for c in found.values()], np.float32
+    )
+    keep = box_iou(detections.xyxy, squares).max(axis=1) < overlap
+    return detections[keep]

@@ -159,3 +159,18 @@ def test_calibrate_command_saves_what_replay_loads(tmp_path, printed_mat):
         assert cal.size == (1280, 720) and cal.method == ("corners" if extra else "markers")
     truth = camera.project(zone_centres(), distort=False)
     assert np.abs(Calibration.load(tmp_path / "cal0.json").to_image(zone_centres()) - truth).max() < 1.5
+
+
+def test_boxes_over_the_mat_markers_are_dropped(printed_mat):
+    from vision.calibration import detect_markers, without_markers
+    from vision.detector.detections import Detections
+
+    mat, px_per_cm = printed_mat
+    image = view_of(mat, px_per_cm, look_at(1280, 720, (60, 50), 200, 60, 5, 0, 0))
+    corners = detect_markers(image, LAYOUT)[2]
+    x0, y0 = corners.min(axis=0) - 2
+    x1, y1 = corners.max(axis=0) + 2
+    boxes = np.array([[x0, y0, x1, y1], [600, 300, 650, 370]], np.float32)
+    det = Detections(boxes, np.array([0.3, 0.8], np.float32), np.array([52, 7], np.int64))
+    kept = without_markers(det, image, LAYOUT)
+    assert len(kept) == 1 and kept.class_id[0] == 7

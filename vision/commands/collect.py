@@ -63,13 +63,17 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 def make_detector(args: argparse.Namespace):
     """image, frame index -> Detections: recorded ones, or the model's down to ``--conf``."""
+    from vision.calibration import without_markers
     from vision.commands.replay import recorded_detector
     from vision.detector import load_detector
+    from vision.layout import load_layout
 
     if args.detections:
         return recorded_detector(args.detections)
     detector = load_detector(args.model, conf=args.conf)
-    return lambda image, index: detector.detect(image)
+    layout = load_layout(args.layout)
+    # The mat's markers are not cards: a pre-label on one would teach the model otherwise.
+    return lambda image, index: without_markers(detector.detect(image), image, layout)
 
 
 def open_frames(args: argparse.Namespace, skipped: list[int], log):
