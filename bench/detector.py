@@ -55,7 +55,12 @@ def export_finder(pt: Path, size: int, out: Path) -> Path:
     offline_ultralytics()
     from ultralytics import YOLO
 
-    onnx = Path(YOLO(str(pt)).export(format="onnx", imgsz=size, opset=17, simplify=False, dynamic=False))
+    # Export a copy: Ultralytics writes the .onnx beside the weights, which would replace the
+    # shipped models/cards.onnx.
+    work = out / f"finder{size}"
+    work.mkdir(exist_ok=True)
+    copy = Path(shutil.copy(pt, work / "cards.pt"))
+    onnx = Path(YOLO(str(copy)).export(format="onnx", imgsz=size, opset=17, simplify=False, dynamic=False))
     dest = out / f"cards{size}.onnx"
     shutil.move(onnx, dest)
     shutil.copy(pt.with_name("cards_cls.onnx"), out / f"cards{size}_cls.onnx")

@@ -99,18 +99,23 @@ def best_face(detections: Detections, i: int) -> str | None:
     return CLASSES[int(p.argmax())]
 
 
+JOKERS_IN_A_DECK = 2
+
+
 def read_table(seen: list[SeenCard]) -> TableState:
-    """One read: face-up names per zone (each name once, its best sighting), backs counted."""
+    """One read: face-up names per zone (each card once, its most confident sighting; the
+    two jokers look alike, so up to two of them), backs counted."""
     state = TableState()
-    best: dict[str, SeenCard] = {}
-    for s in seen:
+    kept: dict[str, list[SeenCard]] = {}
+    for s in sorted(seen, key=lambda s: -s.confidence):
         if s.name == BACK:
             if s.zone is not None:
                 state.backs[s.zone] = state.backs.get(s.zone, 0) + 1
             continue
-        if s.name not in best or s.confidence > best[s.name].confidence:
-            best[s.name] = s  # a card is in one place: its most confident sighting wins
-    for s in sorted(best.values(), key=lambda s: -s.confidence):
+        copies = JOKERS_IN_A_DECK if s.name == "JK" else 1
+        if len(kept.setdefault(s.name, [])) < copies:
+            kept[s.name].append(s)  # a card is in one place: its most confident sighting wins
+    for s in sorted((s for group in kept.values() for s in group), key=lambda s: -s.confidence):
         if s.zone is None:
             state.loose.append(s.name)
         else:

@@ -72,6 +72,12 @@ def test_read_table_names_each_card_once_and_counts_backs():
     ]
     state = read_table(seen)
     assert state.cards == {"flop_1": ["7S"]} and state.backs == {"draw_pile": 2} and state.loose == ["QH"]
+    jokers = [
+        SeenCard("JK", "joker_spot", (104, 50), 0.9),
+        SeenCard("JK", "flop_3", (58, 50), 0.8),
+        SeenCard("JK", "flop_1", (34, 50), 0.3),
+    ]
+    assert read_table(jokers).cards == {"joker_spot": ["JK"], "flop_3": ["JK"]}  # two in a deck
 
 
 def one_hot(name: str, p: float = 0.9) -> np.ndarray:
