@@ -103,6 +103,12 @@ def train(cfg: TrainConfig, datasets: list[Path], out: Path, start_from: str | N
         workers=cfg.workers, project=str(out), name="run", exist_ok=True, verbose=False,
         **cfg.train_args,
     )
+    if start_from:
+        # Fine-tuning keeps the weights: Ultralytics drops a checkpoint's weights when
+        # ``pretrained`` is false, which the recipes set so that nothing is downloaded. And its
+        # warm-up starts the biases at a learning rate of 0.1, which wrecks a trained head.
+        args["pretrained"] = True
+        args.setdefault("warmup_bias_lr", 0.0)
     if cfg.time_hours:
         args["time"] = cfg.time_hours
     if device is not None:
