@@ -9,10 +9,10 @@ identity is first seen when it is played.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from scenario_runner import Case, Reject, assert_says, play_case
 
 from referee.cards import card
 from referee.core import Referee
@@ -20,20 +20,6 @@ from referee.games import load_game
 from referee.games.dukes_up_melds import show
 from referee.games.dukes_up_state import Side
 from referee.observations import parse_short
-
-
-@dataclass(frozen=True)
-class Reject:
-    line: str
-    reason: str
-
-
-@dataclass
-class Case:
-    name: str
-    lines: list[Any]
-    says: list[tuple[str, str]] = field(default_factory=list)
-    variants: dict[str, str] = field(default_factory=dict)
 
 
 def setup(black: str, red: str, first: str | None = "black") -> list[Any]:
@@ -63,9 +49,14 @@ def view(ref: Referee) -> dict[str, Any]:
         return "down" if side.castle_down else (str(side.castle_up) if side.castle_up else None)
 
     out: dict[str, Any] = {
-        "phase": s.phase, "active": s.active, "turn": s.turn, "played": s.played,
-        "melds": sorted(show(v) for v in s.melds.values()), "final_turn": s.final_turn,
-        "winner": s.winner, "scores": s.scores,
+        "phase": s.phase,
+        "active": s.active,
+        "turn": s.turn,
+        "played": s.played,
+        "melds": sorted(show(v) for v in s.melds.values()),
+        "final_turn": s.final_turn,
+        "winner": s.winner,
+        "scores": s.scores,
     }
     for p, side in s.sides.items():
         out[f"hand_{p}"] = side.hand
@@ -77,38 +68,7 @@ def view(ref: Referee) -> dict[str, Any]:
 
 
 def play(case: Case, ref: Referee | None = None, check: bool = True) -> tuple[Referee, list[tuple[str, str]]]:
-    game = load_game("dukes_up", case.variants)
-    said: list[tuple[str, str]] = []
-    if ref is None:
-        ref = Referee(game)
-        said = [(a.kind, a.text) for a in ref.start()]
-    for n, item in enumerate(case.lines):
-        if isinstance(item, dict):
-            got = view(ref)
-            assert {k: got[k] for k in item} == item, f"{case.name}: state after line {n}"
-            continue
-        line = item.line if isinstance(item, Reject) else item
-        before = ref.snapshot()
-        out = ref.feed(parse_short(line))
-        said += [(a.kind, a.text) for a in out]
-        rejects = [a.text for a in out if a.kind == "REJECT"]
-        if isinstance(item, Reject):
-            assert rejects and item.reason in rejects[0], f"{case.name}: {line!r} gave {rejects}"
-            assert ref.snapshot() == before, f"{case.name}: a REJECT changed the state"
-        else:
-            assert not rejects, f"{case.name}: {line!r} was rejected: {rejects}"
-        if check:
-            game.check_invariants(ref.state)
-    return ref, said
-
-
-def assert_says(case: Case, said: list[tuple[str, str]]) -> None:
-    i = 0
-    for kind, fragment in case.says:
-        while i < len(said) and not (said[i][0] == kind and fragment in said[i][1]):
-            i += 1
-        assert i < len(said), f"{case.name}: no {kind} '{fragment}' (in order) in {said}"
-        i += 1
+    return play_case("dukes_up", case, view, ref, check)
 
 
 # ---- the spec's scenarios ----------------------------------------------------------------
@@ -116,8 +76,16 @@ DU1 = setup("7S,2S", "8D,JH", first=None)[:-1] + [
     Reject("dukes_up black=7S,2S,9C red=8D,JH", "Exactly 2 dukes"),
     Reject("dukes_up black=7S,8D red=8D,JH", "8D is not black's"),
     "dukes_up black=7S,2S red=8D,JH",
-    {"dukes_black": "2S 7S", "dukes_red": "8D JH", "castle_black": "down", "castle_red": "down",
-     "hand_black": 1, "hand_red": 1, "draw_black": 22, "phase": "first"},
+    {
+        "dukes_black": "2S 7S",
+        "dukes_red": "8D JH",
+        "castle_black": "down",
+        "castle_red": "down",
+        "hand_black": 1,
+        "hand_red": 1,
+        "draw_black": 22,
+        "phase": "first",
+    },
     Reject("9C hand_black -> meld_1", "Answer first: who plays first?"),
     "answer red",
     {"phase": "draw", "active": "red", "turn": 1},
@@ -126,13 +94,21 @@ DU1 = setup("7S,2S", "8D,JH", first=None)[:-1] + [
 # DU-3, DU-4, DU-6 and DU-12 are one game: black loses both dukes, rebuilds one after the
 # forced flip, and red takes castle JC with its guard 3C.
 CASTLE_GAME = setup("8S,5S", "8D,KH") + [
-    *draw("black"), "9C hand_black -> discard_pile_black", "end_turn",
-    *draw("red"), *meld("red", "meld_1", "7D", "9D", "10D"), "8S dukes_black -> meld_1",
+    *draw("black"),
+    "9C hand_black -> discard_pile_black",
+    "end_turn",
+    *draw("red"),
+    *meld("red", "meld_1", "7D", "9D", "10D"),
+    "8S dukes_black -> meld_1",
     {"dukes_black": "5S", "melds": ["7D 8S 9D 10D"], "hand_red": 0},
     "QD draw_pile_red -> discard_pile_red",
     {"active": "black", "turn": 3},
-    *draw("black"), "2C hand_black -> discard_pile_black", "end_turn",
-    *draw("red"), *meld("red", "meld_2", "5H", "5D"), "5S dukes_black -> meld_2",
+    *draw("black"),
+    "2C hand_black -> discard_pile_black",
+    "end_turn",
+    *draw("red"),
+    *meld("red", "meld_2", "5H", "5D"),
+    "5S dukes_black -> meld_2",
     "KD draw_pile_red -> discard_pile_red",
     {"dukes_black": "", "castle_black": "down", "active": "black", "hand_black": 3},
     *draw("black", 1),
@@ -142,16 +118,29 @@ CASTLE_GAME = setup("8S,5S", "8D,KH") + [
     {"castle_black": "JC", "played": False},
     "3C hand_black -> dukes_black",
     "4C hand_black -> discard_pile_black",
-    *draw("red"), "QH draw_pile_red -> discard_pile_red", "end_turn",
-    *draw("black"), *meld("black", "meld_3", "9S", "10S", "JS"), "6C hand_black -> discard_pile_black",
-    *draw("red"), {"hand_red": 4},
-    *meld("red", "meld_4", "JH", "JD"), "JC castle_black -> meld_4",
+    *draw("red"),
+    "QH draw_pile_red -> discard_pile_red",
+    "end_turn",
+    *draw("black"),
+    *meld("black", "meld_3", "9S", "10S", "JS"),
+    "6C hand_black -> discard_pile_black",
+    *draw("red"),
+    {"hand_red": 4},
+    *meld("red", "meld_4", "JH", "JD"),
+    "JC castle_black -> meld_4",
     Reject("3H hand_red -> discard_pile_red", "Take every duke (3C) in the same turn as the castle"),
     Reject("end_turn", "Take every duke (3C) in the same turn as the castle"),
-    *meld("red", "meld_5", "3H", "3D"), "3C dukes_black -> meld_5",
+    *meld("red", "meld_5", "3H", "3D"),
+    "3C dukes_black -> meld_5",
     "end_turn",
-    {"phase": "over", "winner": "red", "scores": {"black": 7, "red": 15}, "castle_black": None,
-     "dukes_black": "", "melds": ["3C 3D 3H", "5D 5H 5S", "7D 8S 9D 10D", "9S 10S JS", "JC JD JH"]},
+    {
+        "phase": "over",
+        "winner": "red",
+        "scores": {"black": 7, "red": 15},
+        "castle_black": None,
+        "dukes_black": "",
+        "melds": ["3C 3D 3H", "5D 5H 5S", "7D 8S 9D 10D", "9S 10S JS", "JC JD JH"],
+    },
 ]
 
 DU5 = setup("8S,5S", "8D,KH", first="red") + [
@@ -162,20 +151,27 @@ DU5 = setup("8S,5S", "8D,KH", first="red") + [
 ]
 
 DU7 = setup("8S,5S", "8D,KH", first="red") + [
-    *draw("red"), "QD draw_pile_red -> discard_pile_red", "end_turn",
-    *draw("black"), "9C hand_black -> discard_pile_black", "end_turn",
+    *draw("red"),
+    "QD draw_pile_red -> discard_pile_red",
+    "end_turn",
+    *draw("black"),
+    "9C hand_black -> discard_pile_black",
+    "end_turn",
     {"hand_red": 3, "active": "red"},
     *draw("red", 1),
     Reject("BACK draw_pile_red -> hand_red", "Hand limit 4: you may draw 1"),
 ]
 
 DU8 = setup("8S,2C", "8D,KH") + [
-    *draw("black"), *meld("black", "meld_1", "5S", "6S", "7S"),
+    *draw("black"),
+    *meld("black", "meld_1", "5S", "6S", "7S"),
     Reject("8S dukes_black -> meld_1", "Your own dukes cannot go into a meld"),
     "QS draw_pile_black -> discard_pile_black",
-    *draw("red"), "8S dukes_black -> meld_1",
+    *draw("red"),
+    "8S dukes_black -> meld_1",
     {"melds": ["5S 6S 7S 8S"]},
-    "7S meld_1 -> meld_2", "8S meld_1 -> meld_2",
+    "7S meld_1 -> meld_2",
+    "8S meld_1 -> meld_2",
     Reject("2H hand_red -> discard_pile_red", "meld 5S 6S has fewer than 3 cards"),
     Reject("8S meld_2 -> hand_red", "Table cards cannot return to hand"),
     "table melds=5S+6S+7S+8S",
@@ -183,7 +179,8 @@ DU8 = setup("8S,2C", "8D,KH") + [
     "table melds=5S+6S,7S+8S",
     Reject("end_turn", "meld 5S 6S has fewer than 3 cards"),
     Reject("table melds=5S+6S+7S", "Table cards cannot return to hand: 8S"),
-    "7S meld_2 -> meld_1", "8S meld_2 -> meld_1",
+    "7S meld_2 -> meld_1",
+    "8S meld_2 -> meld_1",
     "2H hand_red -> discard_pile_red",
     {"active": "black", "melds": ["5S 6S 7S 8S"]},
 ]
@@ -194,7 +191,8 @@ DU9 = setup("8S,5S", "8D,KH") + [
     {"phase": "second_discard", "active": "black"},
     "JC draw_pile_black -> discard_pile_black",
     {"active": "red", "discard_black": ["9C", "JC"], "draw_black": 19, "hand_black": 2},
-    *draw("red"), *meld("red", "meld_1", "5H", "6H", "7H"),
+    *draw("red"),
+    *meld("red", "meld_1", "5H", "6H", "7H"),
     "KD draw_pile_red -> discard_pile_red",
     {"active": "black", "phase": "draw"},
     Reject("QD draw_pile_red -> discard_pile_red", "Second discard only if you did not play"),
@@ -202,10 +200,15 @@ DU9 = setup("8S,5S", "8D,KH") + [
 ]
 
 DU10 = setup("9S,KC", "8D,JH") + [
-    *draw("black"), *meld("black", "meld_1", "AS", "2S", "3S"), "QC draw_pile_black -> discard_pile_black",
-    *draw("red"), *meld("red", "meld_2", "9D", "9H"), "9S dukes_black -> meld_2",
+    *draw("black"),
+    *meld("black", "meld_1", "AS", "2S", "3S"),
+    "QC draw_pile_black -> discard_pile_black",
+    *draw("red"),
+    *meld("red", "meld_2", "9D", "9H"),
+    "9S dukes_black -> meld_2",
     "2H hand_red -> discard_pile_red",
-    *draw("black"), "4S hand_black -> meld_1",
+    *draw("black"),
+    "4S hand_black -> meld_1",
     {"melds": ["9D 9H 9S", "AS 2S 3S 4S"]},
     Reject("2S meld_1 -> discard_pile_black", "Removing 2S leaves AS 3S 4S"),
     Reject("9D meld_2 -> discard_pile_black", "Only your own colour"),
@@ -233,8 +236,12 @@ SWITCH = setup("8S,5S", "8D,KH") + [
 ]
 
 REGROUP = setup("5S,2C", "8D,KH") + [
-    *draw("black"), *meld("black", "meld_1", "9C", "10C", "JC"), "QS draw_pile_black -> discard_pile_black",
-    *draw("red"), *meld("red", "meld_2", "5H", "5D"), "5S dukes_black -> meld_2",
+    *draw("black"),
+    *meld("black", "meld_1", "9C", "10C", "JC"),
+    "QS draw_pile_black -> discard_pile_black",
+    *draw("red"),
+    *meld("red", "meld_2", "5H", "5D"),
+    "5S dukes_black -> meld_2",
     "2H hand_red -> discard_pile_red",
     *draw("black"),
     # one cluster holding both melds and a new QC: only one way to split it
@@ -247,22 +254,43 @@ REGROUP = setup("5S,2C", "8D,KH") + [
 ]
 
 CASES = [
-    Case("DU-1 set-up and reveal", DU1, says=[("ANNOUNCE", "Dukes Up! black dukes 2S 7S, red dukes 8D JH"),
-                                              ("ASK", "Who plays first?"), ("ANNOUNCE", "red plays first")]),
-    Case("DU-3/4/6/12 duke take, forced flip, castle take and scoring", CASTLE_GAME, says=[
-        ("STATE", "red takes black's duke 8S"), ("LEGAL", "black has no dukes: flip your castle"),
-        ("STATE", "black's castle JC is face-up"), ("STATE", "black creates the duke 3C"),
-        ("STATE", "red takes black's castle JC"), ("STATE", "red takes black's duke 3C"),
-        ("RESULT", "red took black's castle JC: black 7, red 15: red wins")]),
+    Case(
+        "DU-1 set-up and reveal",
+        DU1,
+        says=[
+            ("ANNOUNCE", "Dukes Up! black dukes 2S 7S, red dukes 8D JH"),
+            ("ASK", "Who plays first?"),
+            ("ANNOUNCE", "red plays first"),
+        ],
+    ),
+    Case(
+        "DU-3/4/6/12 duke take, forced flip, castle take and scoring",
+        CASTLE_GAME,
+        says=[
+            ("STATE", "red takes black's duke 8S"),
+            ("LEGAL", "black has no dukes: flip your castle"),
+            ("STATE", "black's castle JC is face-up"),
+            ("STATE", "black creates the duke 3C"),
+            ("STATE", "red takes black's castle JC"),
+            ("STATE", "red takes black's duke 3C"),
+            ("RESULT", "red took black's castle JC: black 7, red 15: red wins"),
+        ],
+    ),
     Case("DU-5 face-down castle", DU5),
     Case("DU-7 hand limit", DU7),
     Case("DU-8 table must be valid", DU8, says=[("STATE", "Table: meld_1 5S 6S | meld_2 7S 8S")]),
     Case("DU-9 double discard", DU9, says=[("LEGAL", "black did not play: discard a second card")]),
     Case("DU-10 discard off the table", DU10),
-    Case("switch a duke, both orders", SWITCH, says=[("STATE", "black switches duke 8S for 9C"),
-                                                     ("STATE", "black switches duke 5S for 4C")]),
-    Case("table read by the partition search", REGROUP, says=[
-        ("STATE", "Table: meld_1 5D 5H 5S | meld_2 9C 10C JC QC")]),
+    Case(
+        "switch a duke, both orders",
+        SWITCH,
+        says=[("STATE", "black switches duke 8S for 9C"), ("STATE", "black switches duke 5S for 4C")],
+    ),
+    Case(
+        "table read by the partition search",
+        REGROUP,
+        says=[("STATE", "Table: meld_1 5D 5H 5S | meld_2 9C 10C JC QC")],
+    ),
 ]
 
 
@@ -279,10 +307,12 @@ def test_du11_exhaustion_final_turn_and_scoring() -> None:
     ref = Referee(game)
     s = ref.state
     s.phase, s.active, s.turn, s.allowance = "draw", "black", 30, 1
-    s.melds = {"meld_1": [card(c) for c in ("AS", "2S", "3S", "4S")],
-               "meld_2": [card(c) for c in ("JC", "JS", "JH", "JD")],
-               "meld_3": [card(c) for c in ("5H", "6H", "7H")],
-               "meld_4": [card(c) for c in ("8D", "9D", "10D")]}
+    s.melds = {
+        "meld_1": [card(c) for c in ("AS", "2S", "3S", "4S")],
+        "meld_2": [card(c) for c in ("JC", "JS", "JH", "JD")],
+        "meld_3": [card(c) for c in ("5H", "6H", "7H")],
+        "meld_4": [card(c) for c in ("8D", "9D", "10D")],
+    }
     black, red = s.sides["black"], s.sides["red"]
     black.hidden, black.draw, black.hand, black.discard = {card("9C"), card("KC"), card("QC")}, 1, 1, []
     black.dukes, black.castle_down = [card("7S")], True
@@ -306,12 +336,22 @@ def test_castle_points_to_taker_moves_the_castle_point() -> None:
 
 def test_an_ambiguous_table_is_asked_about() -> None:
     """9C 10C JC QC beside 9H 9D 9S in one cluster splits three ways: the referee asks."""
-    ref, _ = play(Case("ambiguous", setup("9S,2C", "8D,KH") + [
-        *draw("black"), *meld("black", "meld_1", "9C", "10C", "JC"),
-        "QS draw_pile_black -> discard_pile_black",
-        *draw("red"), *meld("red", "meld_2", "9H", "9D"), "9S dukes_black -> meld_2",
-        "2H hand_red -> discard_pile_red", *draw("black"),
-    ]))
+    ref, _ = play(
+        Case(
+            "ambiguous",
+            setup("9S,2C", "8D,KH")
+            + [
+                *draw("black"),
+                *meld("black", "meld_1", "9C", "10C", "JC"),
+                "QS draw_pile_black -> discard_pile_black",
+                *draw("red"),
+                *meld("red", "meld_2", "9H", "9D"),
+                "9S dukes_black -> meld_2",
+                "2H hand_red -> discard_pile_red",
+                *draw("black"),
+            ],
+        )
+    )
     out = ref.feed(parse_short("table melds=9C+10C+JC+QC+9H+9D+9S"))
     assert out[0].kind == "ASK" and len(out[0].data["choices"]) == 3
     wanted = "9C+9D+9H+9S/10C+JC+QC"
@@ -323,37 +363,68 @@ def test_an_ambiguous_table_is_asked_about() -> None:
 
 
 def test_fill_rule_and_exhaustion_variants() -> None:
-    fill = Case("fill", setup("8S,5S", "8D,KH") + [
-        *draw("black", 1),
-        Reject("9C hand_black -> discard_pile_black", "Draw 1 more first"),
-        *draw("black", 1), "9C hand_black -> discard_pile_black",
-    ], variants={"draw_rule": "fill_up_to_two"})
+    fill = Case(
+        "fill",
+        setup("8S,5S", "8D,KH")
+        + [
+            *draw("black", 1),
+            Reject("9C hand_black -> discard_pile_black", "Draw 1 more first"),
+            *draw("black", 1),
+            "9C hand_black -> discard_pile_black",
+        ],
+        variants={"draw_rule": "fill_up_to_two"},
+    )
     play(fill)
 
 
 def test_no_switch_on_the_first_turn_and_draw_from_discard() -> None:
-    play(Case("extra rules", setup("8S,5S", "8D,KH") + [
-        *draw("black"),
-        Reject("8S dukes_black -> hand_black", "No duke switch on the first player's first turn"),
-        "QS draw_pile_black -> discard_pile_black", "end_turn",
-        *draw("red"), "QD draw_pile_red -> discard_pile_red", "KD draw_pile_red -> discard_pile_red",
-        Reject("9C discard_pile_black -> hand_black",
-               "Only the top card of your discard pile may be drawn (top: QS)"),
-        "QS discard_pile_black -> hand_black",
-        "8S dukes_black -> hand_black", "QS hand_black -> dukes_black",
-        {"dukes_black": "5S QS", "hand_black": 4, "discard_black": []},
-    ], variants={"no_switch_first_turn": "true", "draw_from_discard": "true"}))
+    play(
+        Case(
+            "extra rules",
+            setup("8S,5S", "8D,KH")
+            + [
+                *draw("black"),
+                Reject("8S dukes_black -> hand_black", "No duke switch on the first player's first turn"),
+                "QS draw_pile_black -> discard_pile_black",
+                "end_turn",
+                *draw("red"),
+                "QD draw_pile_red -> discard_pile_red",
+                "KD draw_pile_red -> discard_pile_red",
+                Reject(
+                    "9C discard_pile_black -> hand_black",
+                    "Only the top card of your discard pile may be drawn (top: QS)",
+                ),
+                "QS discard_pile_black -> hand_black",
+                "8S dukes_black -> hand_black",
+                "QS hand_black -> dukes_black",
+                {"dukes_black": "5S QS", "hand_black": 4, "discard_black": []},
+            ],
+            variants={"no_switch_first_turn": "true", "draw_from_discard": "true"},
+        )
+    )
 
 
 def test_draw_from_discard_takes_the_top_and_draw_pile_discards_go_under() -> None:
-    ref, _ = play(Case("discard draws", setup("8S,5S", "8D,KH") + [
-        *draw("black"), "9C hand_black -> discard_pile_black", "QS draw_pile_black -> discard_pile_black",
-        {"discard_black": ["QS", "9C"]},
-        *draw("red"), "QD draw_pile_red -> discard_pile_red", "end_turn",
-        "9C discard_pile_black -> hand_black",
-        {"discard_black": ["QS"], "hand_black": 3},
-        "9C hand_black -> discard_pile_black", "end_turn",
-    ], variants={"draw_from_discard": "true"}))
+    ref, _ = play(
+        Case(
+            "discard draws",
+            setup("8S,5S", "8D,KH")
+            + [
+                *draw("black"),
+                "9C hand_black -> discard_pile_black",
+                "QS draw_pile_black -> discard_pile_black",
+                {"discard_black": ["QS", "9C"]},
+                *draw("red"),
+                "QD draw_pile_red -> discard_pile_red",
+                "end_turn",
+                "9C discard_pile_black -> hand_black",
+                {"discard_black": ["QS"], "hand_black": 3},
+                "9C hand_black -> discard_pile_black",
+                "end_turn",
+            ],
+            variants={"draw_from_discard": "true"},
+        )
+    )
     assert ref.state.active == "red"
 
 

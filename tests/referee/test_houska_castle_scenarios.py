@@ -8,34 +8,18 @@ that must appear in this order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from scenario_runner import Case, Reject, assert_says, play_case
 
 from referee.core import Referee
 from referee.games import load_game
 from referee.observations import parse_short
 
 
-@dataclass(frozen=True)
-class Reject:
-    line: str
-    reason: str
-
-
-@dataclass
-class Case:
-    name: str
-    lines: list[Any]
-    says: list[tuple[str, str]] = field(default_factory=list)
-    variants: dict[str, str] = field(default_factory=dict)
-
-
 def deal(*hand: str, marker: str = "5S", monster_pile: int = 25) -> list[str]:
-    return [f"setup marker={marker} monster_pile={monster_pile}"] + [
-        f"{c} combat_pile -> hand" for c in hand
-    ]
+    return [f"setup marker={marker} monster_pile={monster_pile}"] + [f"{c} combat_pile -> hand" for c in hand]
 
 
 def encounter(monster: str, up: str, hidden: str) -> list[str]:
@@ -87,36 +71,10 @@ def view(ref: Referee) -> dict[str, Any]:
 
 
 def play(case: Case) -> tuple[Referee, list[tuple[str, str]]]:
-    game = load_game("houska_castle", case.variants)
-    ref = Referee(game)
-    said = [(a.kind, a.text) for a in ref.start()]
-    for n, item in enumerate(case.lines):
-        if isinstance(item, dict):
-            got = view(ref)
-            want = {k: (sorted(v) if k == "hand" else v) for k, v in item.items()}
-            assert {k: got[k] for k in want} == want, f"{case.name}: state after line {n}"
-            continue
-        line = item.line if isinstance(item, Reject) else item
-        before = ref.snapshot()
-        out = ref.feed(parse_short(line))
-        said += [(a.kind, a.text) for a in out]
-        rejects = [a.text for a in out if a.kind == "REJECT"]
-        if isinstance(item, Reject):
-            assert rejects and item.reason in rejects[0], f"{case.name}: {line!r} gave {rejects}"
-            assert ref.snapshot() == before, f"{case.name}: a REJECT changed the state"
-        else:
-            assert not rejects, f"{case.name}: {line!r} was rejected: {rejects}"
-        game.check_invariants(ref.state)
-    return ref, said
+    def expected(want: dict) -> dict:
+        return {k: (sorted(v) if k == "hand" else v) for k, v in want.items()}
 
-
-def assert_says(case: Case, said: list[tuple[str, str]]) -> None:
-    i = 0
-    for kind, fragment in case.says:
-        while i < len(said) and not (said[i][0] == kind and fragment in said[i][1]):
-            i += 1
-        assert i < len(said), f"{case.name}: no {kind} '{fragment}' (in order) in {said}"
-        i += 1
+    return play_case("houska_castle", case, view, expected=expected)
 
 
 # ---- the spec's scenarios ----------------------------------------------------------------
@@ -150,33 +108,51 @@ HC2_DEAL = deal("4D", "5C", "8S", "7C", "2D") + [
     {"sums": (17, 21), "monster_played": 3, "plays_left": 0, "exchange": 3},
 ]
 
-HC3 = deal("JC", "3H", "2S", "7D", "9C") + encounter("6S", "4C", "8D") + [
-    "JC hand -> hero_field",
-    {"sums": (11, 0), "phase": "hero"},
-    "4C monster_field -> monster_field",
-    "3H hand -> hero_field",
-    {"sums": (16, 0)},
-    "8D monster_field -> monster_field",
-    {"sums": (16, 8), "monster_played": 2, "phase": "cleanup"},
-]
+HC3 = (
+    deal("JC", "3H", "2S", "7D", "9C")
+    + encounter("6S", "4C", "8D")
+    + [
+        "JC hand -> hero_field",
+        {"sums": (11, 0), "phase": "hero"},
+        "4C monster_field -> monster_field",
+        "3H hand -> hero_field",
+        {"sums": (16, 0)},
+        "8D monster_field -> monster_field",
+        {"sums": (16, 8), "monster_played": 2, "phase": "cleanup"},
+    ]
+)
 
-HC4 = deal("9H", "6C", "2S", "3D", "4H") + encounter("QS", "5D", "7C") + [
-    {"steals": {"monster": ["QS"]}},
-    "9H hand -> monster_field",
-    {"sums": (0, 14), "steals": {}},
-    "6C hand -> hero_field",
-    "7C monster_field -> monster_field",
-    {"sums": (6, 21), "initial_count": 2, "monster_played": 2, "phase": "hero", "exchange": 2,
-     "monster_field": ["5D", "7C", "9H"]},
-]
+HC4 = (
+    deal("9H", "6C", "2S", "3D", "4H")
+    + encounter("QS", "5D", "7C")
+    + [
+        {"steals": {"monster": ["QS"]}},
+        "9H hand -> monster_field",
+        {"sums": (0, 14), "steals": {}},
+        "6C hand -> hero_field",
+        "7C monster_field -> monster_field",
+        {
+            "sums": (6, 21),
+            "initial_count": 2,
+            "monster_played": 2,
+            "phase": "hero",
+            "exchange": 2,
+            "monster_field": ["5D", "7C", "9H"],
+        },
+    ]
+)
 
-HC5 = deal("KS", "3C", "2S", "5D", "9D") + encounter("8C", "10D", "QC") + [
-    "KS hand -> hero_field",
-    "4H combat_pile -> hero_field",
-    {"sums": (19, 10), "initial_count": 1},
-    "3C hand -> hero_field",
-    "QC monster_field -> monster_field",
-]
+HC5 = (
+    deal("KS", "3C", "2S", "5D", "9D")
+    + encounter("8C", "10D", "QC")
+    + [
+        "KS hand -> hero_field",
+        "4H combat_pile -> hero_field",
+        {"sums": (19, 10), "initial_count": 1},
+        "3C hand -> hero_field",
+        "QC monster_field -> monster_field",
+    ]
+)
 
 HC6 = HC1 + [
     "AC combat_pile -> artifacts",
@@ -193,33 +169,37 @@ HC6 = HC1 + [
     {"hp": 6, "max_hp": 6, "phase": "reveal"},
 ]
 
-HC7 = deal("2S", "3S", "4S", "9D", "10S", marker="5H") + encounter("7H", "8C", "4C") + [
-    "2S hand -> hero_field",
-    "3S hand -> hero_field",
-    "4C monster_field -> monster_field",
-    {"sums": (5, 12), "exchange": 2},
-    "10S hand -> hero_field",
-    Reject("AD combat_pile -> monster_field", "An ace drawn for the monster goes to monster_rewards"),
-    "AD combat_pile -> monster_rewards",
-    {"rewards": ["AD"], "monster_played": 2},
-    "5S combat_pile -> monster_field",
-    {"sums": (15, 17), "monster_played": 3},
-    "9D hand -> hero_field",
-    "2C combat_pile -> monster_field",
-    {"sums": (24, 19), "phase": "cleanup"},
-    *cleanup("7H", ["2S", "3S", "10S", "9D"], ["8C", "4C", "5S", "2C"]),
-    {"phase": "rewards"},
-    "AD monster_rewards -> artifacts",
-    {"buff": {"H": 2, "D": 1}, "max_hp": 6},
-    "6D combat_pile -> max_hp_card",
-    "5H max_hp_card -> combat_pile",
-    "6S combat_pile -> hand",
-    "7S combat_pile -> hand",
-    "8S combat_pile -> hand",
-    "9S combat_pile -> hand",
-    "10C combat_pile -> hand",
-    {"hp": 6, "phase": "reveal", "artifacts": ["AD"], "rewards": []},
-]
+HC7 = (
+    deal("2S", "3S", "4S", "9D", "10S", marker="5H")
+    + encounter("7H", "8C", "4C")
+    + [
+        "2S hand -> hero_field",
+        "3S hand -> hero_field",
+        "4C monster_field -> monster_field",
+        {"sums": (5, 12), "exchange": 2},
+        "10S hand -> hero_field",
+        Reject("AD combat_pile -> monster_field", "An ace drawn for the monster goes to monster_rewards"),
+        "AD combat_pile -> monster_rewards",
+        {"rewards": ["AD"], "monster_played": 2},
+        "5S combat_pile -> monster_field",
+        {"sums": (15, 17), "monster_played": 3},
+        "9D hand -> hero_field",
+        "2C combat_pile -> monster_field",
+        {"sums": (24, 19), "phase": "cleanup"},
+        *cleanup("7H", ["2S", "3S", "10S", "9D"], ["8C", "4C", "5S", "2C"]),
+        {"phase": "rewards"},
+        "AD monster_rewards -> artifacts",
+        {"buff": {"H": 2, "D": 1}, "max_hp": 6},
+        "6D combat_pile -> max_hp_card",
+        "5H max_hp_card -> combat_pile",
+        "6S combat_pile -> hand",
+        "7S combat_pile -> hand",
+        "8S combat_pile -> hand",
+        "9S combat_pile -> hand",
+        "10C combat_pile -> hand",
+        {"hp": 6, "phase": "reveal", "artifacts": ["AD"], "rewards": []},
+    ]
+)
 
 # Encounter 1 costs two cards (no regen); encounter 2 leaves the Hero 8 vs 15, hand empty.
 HC8_FIGHT = [
@@ -237,321 +217,512 @@ HC8_FIGHT = [
 ]
 HC8_DEAL = deal("2S", "3S", "3C", "10H", "9H")
 
-HC9_REGEN = deal("2H", "2S", "4D", "6C", "9H") + encounter("5C", "3C", "6D") + [
-    "9H hand -> hero_field",
-    "end_turn",
-    "6D monster_field -> monster_field",
-    *cleanup("5C", ["9H"], ["3C", "6D"]),
-    "8C combat_pile -> hand",
-    Reject("10C combat_pile -> hand", "Hand is full (Max HP 5)"),
-]
+HC9_REGEN = (
+    deal("2H", "2S", "4D", "6C", "9H")
+    + encounter("5C", "3C", "6D")
+    + [
+        "9H hand -> hero_field",
+        "end_turn",
+        "6D monster_field -> monster_field",
+        *cleanup("5C", ["9H"], ["3C", "6D"]),
+        "8C combat_pile -> hand",
+        Reject("10C combat_pile -> hand", "Hand is full (Max HP 5)"),
+    ]
+)
 
 CASES = [
-    Case("HC-1 document figures 2-5", HC1 + [
-        "8C combat_pile -> hand", "10C combat_pile -> hand",
-        {"hand": ["2S", "4D", "8C", "9H", "10C"], "phase": "reveal", "combat_pile": 21},
-    ], says=[
-        ("ANNOUNCE", "Encounter 1: monster 5C, it may play 5 cards"),
-        ("ANNOUNCE", "Hero 0 vs Monster 3; the monster may play 3 more cards"),
-        ("ANNOUNCE", "Hero 10 vs Monster 3"),
-        ("ANNOUNCE", "Hero 10 vs Monster 9; the monster may play 3 more cards"),
-        ("ANNOUNCE", "Hero 10 vs Monster 9: the Hero defeats 5C"),
-        ("LEGAL", "Cleanup"),
-        ("DAMAGE", "the fight cost 2 HP: HP 3/5"),
-        ("LEGAL", "HP Regen: draw up to 2 cards"),
-    ]),
-    Case("HC-2 monster budget runs out", HC2_DEAL + [
-        "7C hand -> hero_field",
-        {"sums": (24, 21), "phase": "cleanup", "hand": ["2D"], "monster_played": 3},
-    ], says=[
-        ("ANNOUNCE", "Hero 9 vs Monster 19: the monster leads; exchange 2"),
-        ("ANNOUNCE", "Hero 17 vs Monster 21; the monster may play 0 more cards"),
-        ("STATE", "The monster is exhausted (all 3 cards played)"),
-        ("ANNOUNCE", "Hero 24 vs Monster 21: the Hero defeats 3D"),
-    ]),
-    Case("HC-3 Hero Jack", HC3, says=[
-        ("DAMAGE", "JC nullifies 4C: turn it face down"),
-        ("LEGAL", "Turn 4C face down"),
-        ("ANNOUNCE", "Hero 16 vs Monster 8: the Hero defeats 6S"),
-    ]),
-    Case("HC-3 a nullified card goes back face down at cleanup", HC3 + [
-        "BACK monster_field -> combat_pile",
-        {"monster_field": ["8D"]},
-    ]),
-    Case("HC-4 monster Queen from the monster pile", HC4, says=[
-        ("STATE", "Monster QS will steal the Hero's next card"),
-        ("DAMAGE", "QS steals 9H: it now counts for the monster"),
-        ("ANNOUNCE", "Hero 6 vs Monster 21: the monster leads; exchange 2"),
-    ]),
-    Case("HC-4 the stolen card first laid on hero_field, then carried over", deal(
-        "9H", "6C", "2S", "3D", "4H") + encounter("QS", "5D", "7C") + [
-        "9H hand -> hero_field",
-        {"sums": (0, 14)},
-        Reject("9H hero_field -> hero_field", "First move 9H under the Queen on monster_field"),
-        "9H hero_field -> monster_field",
-        "6C hand -> hero_field",
-        "7C monster_field -> monster_field",
-        {"sums": (6, 21), "initial_count": 2},
-    ], says=[("LEGAL", "Move 9H under the Queen on monster_field")]),
-    Case("HC-5 Hero King and a tie", HC5 + [
-        {"sums": (22, 22), "phase": "cleanup", "steals": {}, "initial_count": 2},
-    ], says=[
-        ("STATE", "KS brings a bodyguard"),
-        ("STATE", "4H is the bodyguard of KS"),
-        ("STATE", "QC will steal the hero's next card"),
-        ("ANNOUNCE", "Hero 22 vs Monster 22: the Hero defeats 8C"),
-    ]),
-    Case("HC-5 with hero_wins_ties false: combat goes on and the next card is stolen", HC5 + [
-        {"sums": (22, 22), "phase": "hero", "exchange": 2, "steals": {"monster": ["QC"]}},
-        "2S hand -> monster_field",
-        {"sums": (22, 24), "phase": "monster"},
-        "6S combat_pile -> monster_field",
-        {"sums": (22, 30), "exchange": 3},
-    ], variants={"hero_wins_ties": "false"}, says=[
-        ("ANNOUNCE", "Hero 22 vs Monster 22: the monster leads; exchange 2"),
-        ("DAMAGE", "QC steals 2S"),
-    ]),
-    Case("HC-6 level up at regen", HC6, says=[
-        ("DAMAGE", "Level up with AC: Max HP 6, clubs +1"),
-        ("LEGAL", "Level up: take a 6 from combat_pile"),
-        ("LEGAL", "Put the old marker 5S at the bottom of combat_pile"),
-        ("STATE", "Max HP marker is now 6H"),
-        ("STATE", "Shuffle combat_pile"),
-        ("LEGAL", "Draw from combat_pile until your hand holds 6 cards"),
-        ("LEGAL", "Reveal the top card of monster_pile"),
-    ]),
-    Case("HC-6 with heal_then_shuffle: the shuffle comes after the heal", HC6,
-         variants={"levelup_order": "heal_then_shuffle"}, says=[
-             ("STATE", "Max HP marker is now 6H"),
-             ("LEGAL", "Draw from combat_pile until your hand holds 6 cards"),
-             ("STATE", "Shuffle combat_pile"),
-         ]),
-    Case("HC-7 ace for the monster", HC7, says=[
-        ("STATE", "AD is a reward under the monster: draw a replacement"),
-        ("ANNOUNCE", "Hero 15 vs Monster 17; the monster may play 4 more cards"),
-        ("ANNOUNCE", "the Hero defeats 7H"),
-        ("LEGAL", "Collect the rewards"),
-        ("DAMAGE", "Level up with AD: Max HP 6, diamonds +1"),
-    ]),
-    Case("HC-8 death and a Hero Point", HC8_DEAL + [
-        "JK hero_points -> hero_points_used",
-        {"hero_points": 1, "hp": 5},
-        *HC8_FIGHT,
-        {"sums": (8, 15), "phase": "death", "hp": 0},
-        Reject("7S combat_pile -> hand", "Your hand is empty: use a Hero Point or answer defeat"),
-        "JK hero_points -> hero_points_used",
-        "6S combat_pile -> hand", "7S combat_pile -> hand", "8S combat_pile -> hand",
-        "9S combat_pile -> hand", "10S combat_pile -> hand",
-        {"phase": "hero", "exchange": 3, "hero_points": 0, "hp": 5},
-    ], says=[
-        ("STATE", "Your hand is already full: this Hero Point is wasted"),
-        ("STATE", "The monster is exhausted (all 2 cards played)"),
-        ("ASK", "Hero 8 vs Monster 15 and your hand is empty"),
-        ("DAMAGE", "Hero Point used (0 left): heal to Max HP 5"),
-        ("LEGAL", "Exchange 3: place 1 card"),
-    ]),
-    Case("HC-8 death with no Hero Point left", HC8_DEAL + [
-        "JK hero_points -> hero_points_used",
-        "JK hero_points -> hero_points_used",
-        Reject("JK hero_points -> hero_points_used", "No Hero Points left"),
-        *HC8_FIGHT,
-        {"phase": "over", "result": "defeat"},
-    ], says=[("RESULT", "Game over: Hero 8 vs Monster 15 with an empty hand and no Hero Points")]),
-    Case("HC-8 declining the Hero Point", HC8_DEAL + HC8_FIGHT + ["answer defeat"] + [
-        {"result": "defeat", "hero_points": 2},
-    ], says=[("ASK", "or answer defeat"), ("RESULT", "the Hero declines his Hero Point")]),
-    Case("HC-8 death_hero_point mandatory", HC8_DEAL + HC8_FIGHT + [
-        Reject("answer defeat", "Use your Hero Point"),
-        Reject("end_turn", "Use your Hero Point"),
-        "JK hero_points -> hero_points_used",
-        {"phase": "hero", "hero_points": 1},
-    ], variants={"death_hero_point": "mandatory"}),
-    Case("HC-9 three cards in the initial attack", deal("2H", "2S", "4D", "6C", "9H")
-         + encounter("5C", "3C", "6D") + [
-             "6C hand -> hero_field", "2H hand -> hero_field",
-             Reject("4D hand -> hero_field", "At most 2 cards in the initial attack"),
-         ]),
-    Case("HC-9 two cards in exchange 2", HC2_DEAL[:-4] + [
-        "8S hand -> hero_field",
-        Reject("7C hand -> hero_field", "One card per exchange"),
-    ]),
-    Case("HC-9 regen of 3 cards", HC2_DEAL + [
-        "7C hand -> hero_field",
-        *cleanup("3D", ["4D", "5C", "8S", "7C"], ["9S", "10C", "2S"]),
-        "3H combat_pile -> hand", "4H combat_pile -> hand",
-        Reject("5H combat_pile -> hand", "HP Regen is at most 2 cards"),
-    ]),
+    Case(
+        "HC-1 document figures 2-5",
+        HC1
+        + [
+            "8C combat_pile -> hand",
+            "10C combat_pile -> hand",
+            {"hand": ["2S", "4D", "8C", "9H", "10C"], "phase": "reveal", "combat_pile": 21},
+        ],
+        says=[
+            ("ANNOUNCE", "Encounter 1: monster 5C, it may play 5 cards"),
+            ("ANNOUNCE", "Hero 0 vs Monster 3; the monster may play 3 more cards"),
+            ("ANNOUNCE", "Hero 10 vs Monster 3"),
+            ("ANNOUNCE", "Hero 10 vs Monster 9; the monster may play 3 more cards"),
+            ("ANNOUNCE", "Hero 10 vs Monster 9: the Hero defeats 5C"),
+            ("LEGAL", "Cleanup"),
+            ("DAMAGE", "the fight cost 2 HP: HP 3/5"),
+            ("LEGAL", "HP Regen: draw up to 2 cards"),
+        ],
+    ),
+    Case(
+        "HC-2 monster budget runs out",
+        HC2_DEAL
+        + [
+            "7C hand -> hero_field",
+            {"sums": (24, 21), "phase": "cleanup", "hand": ["2D"], "monster_played": 3},
+        ],
+        says=[
+            ("ANNOUNCE", "Hero 9 vs Monster 19: the monster leads; exchange 2"),
+            ("ANNOUNCE", "Hero 17 vs Monster 21; the monster may play 0 more cards"),
+            ("STATE", "The monster is exhausted (all 3 cards played)"),
+            ("ANNOUNCE", "Hero 24 vs Monster 21: the Hero defeats 3D"),
+        ],
+    ),
+    Case(
+        "HC-3 Hero Jack",
+        HC3,
+        says=[
+            ("DAMAGE", "JC nullifies 4C: turn it face down"),
+            ("LEGAL", "Turn 4C face down"),
+            ("ANNOUNCE", "Hero 16 vs Monster 8: the Hero defeats 6S"),
+        ],
+    ),
+    Case(
+        "HC-3 a nullified card goes back face down at cleanup",
+        HC3
+        + [
+            "BACK monster_field -> combat_pile",
+            {"monster_field": ["8D"]},
+        ],
+    ),
+    Case(
+        "HC-4 monster Queen from the monster pile",
+        HC4,
+        says=[
+            ("STATE", "Monster QS will steal the Hero's next card"),
+            ("DAMAGE", "QS steals 9H: it now counts for the monster"),
+            ("ANNOUNCE", "Hero 6 vs Monster 21: the monster leads; exchange 2"),
+        ],
+    ),
+    Case(
+        "HC-4 the stolen card first laid on hero_field, then carried over",
+        deal("9H", "6C", "2S", "3D", "4H")
+        + encounter("QS", "5D", "7C")
+        + [
+            "9H hand -> hero_field",
+            {"sums": (0, 14)},
+            Reject("9H hero_field -> hero_field", "First move 9H under the Queen on monster_field"),
+            "9H hero_field -> monster_field",
+            "6C hand -> hero_field",
+            "7C monster_field -> monster_field",
+            {"sums": (6, 21), "initial_count": 2},
+        ],
+        says=[("LEGAL", "Move 9H under the Queen on monster_field")],
+    ),
+    Case(
+        "HC-5 Hero King and a tie",
+        HC5
+        + [
+            {"sums": (22, 22), "phase": "cleanup", "steals": {}, "initial_count": 2},
+        ],
+        says=[
+            ("STATE", "KS brings a bodyguard"),
+            ("STATE", "4H is the bodyguard of KS"),
+            ("STATE", "QC will steal the hero's next card"),
+            ("ANNOUNCE", "Hero 22 vs Monster 22: the Hero defeats 8C"),
+        ],
+    ),
+    Case(
+        "HC-5 with hero_wins_ties false: combat goes on and the next card is stolen",
+        HC5
+        + [
+            {"sums": (22, 22), "phase": "hero", "exchange": 2, "steals": {"monster": ["QC"]}},
+            "2S hand -> monster_field",
+            {"sums": (22, 24), "phase": "monster"},
+            "6S combat_pile -> monster_field",
+            {"sums": (22, 30), "exchange": 3},
+        ],
+        variants={"hero_wins_ties": "false"},
+        says=[
+            ("ANNOUNCE", "Hero 22 vs Monster 22: the monster leads; exchange 2"),
+            ("DAMAGE", "QC steals 2S"),
+        ],
+    ),
+    Case(
+        "HC-6 level up at regen",
+        HC6,
+        says=[
+            ("DAMAGE", "Level up with AC: Max HP 6, clubs +1"),
+            ("LEGAL", "Level up: take a 6 from combat_pile"),
+            ("LEGAL", "Put the old marker 5S at the bottom of combat_pile"),
+            ("STATE", "Max HP marker is now 6H"),
+            ("STATE", "Shuffle combat_pile"),
+            ("LEGAL", "Draw from combat_pile until your hand holds 6 cards"),
+            ("LEGAL", "Reveal the top card of monster_pile"),
+        ],
+    ),
+    Case(
+        "HC-6 with heal_then_shuffle: the shuffle comes after the heal",
+        HC6,
+        variants={"levelup_order": "heal_then_shuffle"},
+        says=[
+            ("STATE", "Max HP marker is now 6H"),
+            ("LEGAL", "Draw from combat_pile until your hand holds 6 cards"),
+            ("STATE", "Shuffle combat_pile"),
+        ],
+    ),
+    Case(
+        "HC-7 ace for the monster",
+        HC7,
+        says=[
+            ("STATE", "AD is a reward under the monster: draw a replacement"),
+            ("ANNOUNCE", "Hero 15 vs Monster 17; the monster may play 4 more cards"),
+            ("ANNOUNCE", "the Hero defeats 7H"),
+            ("LEGAL", "Collect the rewards"),
+            ("DAMAGE", "Level up with AD: Max HP 6, diamonds +1"),
+        ],
+    ),
+    Case(
+        "HC-8 death and a Hero Point",
+        HC8_DEAL
+        + [
+            "JK hero_points -> hero_points_used",
+            {"hero_points": 1, "hp": 5},
+            *HC8_FIGHT,
+            {"sums": (8, 15), "phase": "death", "hp": 0},
+            Reject("7S combat_pile -> hand", "Your hand is empty: use a Hero Point or answer defeat"),
+            "JK hero_points -> hero_points_used",
+            "6S combat_pile -> hand",
+            "7S combat_pile -> hand",
+            "8S combat_pile -> hand",
+            "9S combat_pile -> hand",
+            "10S combat_pile -> hand",
+            {"phase": "hero", "exchange": 3, "hero_points": 0, "hp": 5},
+        ],
+        says=[
+            ("STATE", "Your hand is already full: this Hero Point is wasted"),
+            ("STATE", "The monster is exhausted (all 2 cards played)"),
+            ("ASK", "Hero 8 vs Monster 15 and your hand is empty"),
+            ("DAMAGE", "Hero Point used (0 left): heal to Max HP 5"),
+            ("LEGAL", "Exchange 3: place 1 card"),
+        ],
+    ),
+    Case(
+        "HC-8 death with no Hero Point left",
+        HC8_DEAL
+        + [
+            "JK hero_points -> hero_points_used",
+            "JK hero_points -> hero_points_used",
+            Reject("JK hero_points -> hero_points_used", "No Hero Points left"),
+            *HC8_FIGHT,
+            {"phase": "over", "result": "defeat"},
+        ],
+        says=[("RESULT", "Game over: Hero 8 vs Monster 15 with an empty hand and no Hero Points")],
+    ),
+    Case(
+        "HC-8 declining the Hero Point",
+        HC8_DEAL
+        + HC8_FIGHT
+        + ["answer defeat"]
+        + [
+            {"result": "defeat", "hero_points": 2},
+        ],
+        says=[("ASK", "or answer defeat"), ("RESULT", "the Hero declines his Hero Point")],
+    ),
+    Case(
+        "HC-8 death_hero_point mandatory",
+        HC8_DEAL
+        + HC8_FIGHT
+        + [
+            Reject("answer defeat", "Use your Hero Point"),
+            Reject("end_turn", "Use your Hero Point"),
+            "JK hero_points -> hero_points_used",
+            {"phase": "hero", "hero_points": 1},
+        ],
+        variants={"death_hero_point": "mandatory"},
+    ),
+    Case(
+        "HC-9 three cards in the initial attack",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + encounter("5C", "3C", "6D")
+        + [
+            "6C hand -> hero_field",
+            "2H hand -> hero_field",
+            Reject("4D hand -> hero_field", "At most 2 cards in the initial attack"),
+        ],
+    ),
+    Case(
+        "HC-9 two cards in exchange 2",
+        HC2_DEAL[:-4]
+        + [
+            "8S hand -> hero_field",
+            Reject("7C hand -> hero_field", "One card per exchange"),
+        ],
+    ),
+    Case(
+        "HC-9 regen of 3 cards",
+        HC2_DEAL
+        + [
+            "7C hand -> hero_field",
+            *cleanup("3D", ["4D", "5C", "8S", "7C"], ["9S", "10C", "2S"]),
+            "3H combat_pile -> hand",
+            "4H combat_pile -> hand",
+            Reject("5H combat_pile -> hand", "HP Regen is at most 2 cards"),
+        ],
+    ),
     Case("HC-9 regen above Max HP", HC9_REGEN),
-    Case("HC-9 a joker on the field", deal("2H", "2S", "4D", "6C", "9H") + encounter("5C", "3C", "6D") + [
-        Reject("JK hero_points -> hero_field", "Jokers are Hero Points, not attack cards"),
-    ]),
-    Case("HC-10 victory", deal("2H", "2S", "4D", "6C", "9H", monster_pile=1) + encounter(
-        "5C", "3C", "6D") + [
-        "6C hand -> hero_field", "2H hand -> hero_field", "6D monster_field -> monster_field",
-        *cleanup("5C", ["6C", "2H"], ["3C", "6D"]),
-        "end_turn",
-        {"phase": "over", "result": "victory", "defeated": 1},
-    ], says=[("RESULT", "Victory! monster_pile is empty: 1 monster defeated, 2 Hero Points left")]),
+    Case(
+        "HC-9 a joker on the field",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + encounter("5C", "3C", "6D")
+        + [
+            Reject("JK hero_points -> hero_field", "Jokers are Hero Points, not attack cards"),
+        ],
+    ),
+    Case(
+        "HC-10 victory",
+        deal("2H", "2S", "4D", "6C", "9H", monster_pile=1)
+        + encounter("5C", "3C", "6D")
+        + [
+            "6C hand -> hero_field",
+            "2H hand -> hero_field",
+            "6D monster_field -> monster_field",
+            *cleanup("5C", ["6C", "2H"], ["3C", "6D"]),
+            "end_turn",
+            {"phase": "over", "result": "victory", "defeated": 1},
+        ],
+        says=[("RESULT", "Victory! monster_pile is empty: 1 monster defeated, 2 Hero Points left")],
+    ),
     # ---- protocol hard cases -------------------------------------------------------------
-    Case("both initial cards landed before the steal: the referee asks, answer 9H",
-         deal("9H", "6C", "2S", "3D", "4H") + encounter("QS", "5D", "7C") + [
-             "9H hand -> hero_field",
-             "6C hand -> hero_field",
-             "answer 9H_first",
-             "9H hero_field -> monster_field",
-             "7C monster_field -> monster_field",
-             {"sums": (6, 21)},
-         ], says=[("ASK", "6C hand -> hero_field: which did you mean?")]),
-    Case("the placement order may also be answered by number",
-         deal("9H", "6C", "2S", "3D", "4H") + encounter("QS", "5D", "7C") + [
-             "9H hand -> hero_field", "6C hand -> hero_field", "answer 2",
-             {"sums": (11, 11), "hero_field": ["6C", "9H"]},
-         ]),
-    Case("both initial cards landed before the steal: answer 6C (6C went down first)",
-         deal("9H", "6C", "2S", "3D", "4H") + encounter("QS", "5D", "7C") + [
-             "9H hand -> hero_field",
-             "6C hand -> hero_field",
-             Reject("9H hero_field -> monster_field", "Answer first"),
-             "answer 6C_first",
-             Reject("9H hero_field -> monster_field", "First move 6C under the Queen"),
-             "6C hero_field -> monster_field",
-             "7C monster_field -> monster_field",
-             {"sums": (11, 18), "initial_count": 2, "hero_field": ["9H"]},
-         ]),
-    Case("an ace among the observation cards is replaced",
-         deal("2H", "2S", "4D", "6C", "9H") + [
-             "5C monster_pile -> monster_slot",
-             "BACK combat_pile -> monster_field",
-             "BACK combat_pile -> monster_field",
-             "AS monster_field -> monster_field",
-             Reject("3C combat_pile -> monster_field", "First move AS to monster_rewards"),
-             "AS monster_field -> monster_rewards",
-             {"rewards": ["AS"], "hidden": 1, "phase": "observe"},
-             Reject("AH combat_pile -> monster_field", "goes to monster_rewards"),
-             "AH combat_pile -> monster_rewards",
-             "3C combat_pile -> monster_field",
-             {"phase": "hero", "monster_played": 1, "rewards": ["AS", "AH"]},
-         ]),
-    Case("the hidden card is an ace: rewards, and a replacement that counts",
-         deal("2H", "2S", "4D", "6C", "9H") + encounter("5C", "3C", "6D")[:-2] + [
-             "3C monster_field -> monster_field",
-             "6C hand -> hero_field", "2H hand -> hero_field",
-             "AH monster_field -> monster_field",
-             "AH monster_field -> monster_rewards",
-             "7S combat_pile -> monster_field",
-             {"monster_played": 2, "sums": (10, 10), "phase": "cleanup"},
-         ]),
-    Case("the last card of monster_pile is an ace: collect it, then victory",
-         deal("2H", "2S", "4D", "6C", "9H", monster_pile=2) + encounter("5C", "3C", "6D") + [
-             "6C hand -> hero_field", "2H hand -> hero_field", "6D monster_field -> monster_field",
-             *cleanup("5C", ["6C", "2H"], ["3C", "6D"]),
-             "end_turn",
-             "AD monster_pile -> monster_rewards",
-             "AD monster_rewards -> artifacts",
-             "6H combat_pile -> max_hp_card", "5S max_hp_card -> combat_pile",
-             "7S combat_pile -> hand", "8S combat_pile -> hand", "9S combat_pile -> hand",
-             {"phase": "over", "result": "victory", "max_hp": 6},
-         ], says=[("STATE", "AD was the last card of monster_pile"), ("RESULT", "Victory!")]),
-    Case("King monster: a third card in the first attack",
-         deal("2H", "2S", "4D", "6C", "9H") + encounter("KD", "3C", "6D") + [
-             "9H hand -> hero_field", "6C hand -> hero_field",
-             "6D monster_field -> monster_field",
-             {"phase": "monster", "monster_played": 2},
-             "2C combat_pile -> monster_field",
-             {"monster_played": 3, "sums": (17, 11), "phase": "cleanup"},
-         ]),
-    Case("King monster with both_revealed: both observed cards face up",
-         deal("2H", "2S", "4D", "6C", "9H") + [
-             "KD monster_pile -> monster_slot",
-             "3C combat_pile -> monster_field",
-             "6D combat_pile -> monster_field",
-             {"phase": "hero", "monster_played": 2, "hidden": 0},
-             "9H hand -> hero_field", "6C hand -> hero_field",
-             "2C combat_pile -> monster_field",
-             {"monster_played": 3, "sums": (17, 11), "phase": "cleanup"},
-         ], variants={"king_monster_observation": "both_revealed"}),
-    Case("standard observation: a second face-up card is refused",
-         deal("2H", "2S", "4D", "6C", "9H") + [
-             "KD monster_pile -> monster_slot",
-             "3C combat_pile -> monster_field",
-             Reject("6D combat_pile -> monster_field", "Draw the other observation card face down"),
-             "BACK combat_pile -> monster_field",
-             {"phase": "hero"},
-         ]),
-    Case("the Hero's bodyguard is an ace: level up mid-fight, then a real bodyguard",
-         deal("KS", "3C", "2S", "5D", "9D") + encounter("8C", "10D", "QC") + [
-             "KS hand -> hero_field",
-             "AH combat_pile -> artifacts",
-             "6H combat_pile -> max_hp_card", "5S max_hp_card -> combat_pile",
-             "7S combat_pile -> hand", "8S combat_pile -> hand",
-             {"hp": 6, "max_hp": 6, "buff": {"H": 3}},
-             "4H combat_pile -> hero_field",
-             {"sums": (20, 10), "initial_count": 1, "phase": "hero"},
-         ], says=[("DAMAGE", "Level up with AH: Max HP 6, hearts +3")]),
-    Case("initial_hero_cards exactly_2: one card is not enough",
-         deal("2H", "2S", "4D", "6C", "9H") + encounter("5C", "3C", "6D") + [
-             "9H hand -> hero_field",
-             Reject("end_turn", "Place 2 cards in the initial attack"),
-             Reject("6D monster_field -> monster_field", "Place 2 cards in the initial attack"),
-             "2S hand -> hero_field",
-             {"phase": "monster"},
-         ], variants={"initial_hero_cards": "exactly_2"}),
-    Case("a Hero Queen steals the monster's next card (not replaced by default)",
-         deal("QH", "2S", "4D", "6C", "9H") + encounter("5C", "3C", "6D") + [
-             "QH hand -> hero_field",
-             "end_turn",
-             "6D monster_field -> hero_field",
-             {"sums": (20, 3), "monster_played": 1, "phase": "cleanup"},
-         ], says=[("DAMAGE", "QH steals 6D: it now counts for the hero")]),
-    Case("replace_stolen_monster_card: the monster plays another card",
-         deal("QH", "2S", "4D", "6C", "9H") + encounter("5C", "3C", "6D") + [
-             "QH hand -> hero_field",
-             "end_turn",
-             "6D monster_field -> monster_field",
-             "6D monster_field -> hero_field",
-             "10S combat_pile -> monster_field",
-             {"sums": (20, 13), "monster_played": 2, "phase": "cleanup"},
-         ], variants={"replace_stolen_monster_card": "true"}),
-    Case("monster Jack: the Hero's lowest effective card, a tie goes to the earliest placed",
-         deal("4S", "2H", "9C", "QH", "7C") + encounter("9S", "10D", "10C") + [
-             "4S hand -> hero_field", "2H hand -> hero_field", "10C monster_field -> monster_field",
-             {"sums": (8, 20), "exchange": 2},
-             "9C hand -> hero_field",
-             "JD combat_pile -> monster_field",
-             Reject("2H hero_field -> hero_field", "First turn 4S face down"),
-             "4S hero_field -> hero_field",
-             {"sums": (13, 31), "exchange": 3},
-             "QH hand -> hero_field",
-             "5H combat_pile -> hero_field",
-             {"sums": (34, 31), "phase": "cleanup", "monster_played": 3},
-         ], says=[
-             ("DAMAGE", "JD nullifies 4S"),
-             ("DAMAGE", "QH steals 5H: it now counts for the hero"),
-             ("ANNOUNCE", "Hero 34 vs Monster 31: the Hero defeats 9S"),
-         ]),
-    Case("a monster King brings a bodyguard that counts but uses no allowance",
-         deal("4S", "2H", "9C", "8C", "7C") + encounter("9S", "10D", "10C") + [
-             "4S hand -> hero_field", "2H hand -> hero_field", "10C monster_field -> monster_field",
-             "9C hand -> hero_field",
-             "KD combat_pile -> monster_field",
-             Reject("8C hand -> hero_field", "One card per exchange"),
-             Reject("3D combat_pile -> hero_field", "KD's bodyguard goes onto monster_field"),
-             "3D combat_pile -> monster_field",
-             {"sums": (17, 36), "monster_played": 3, "plays_left": 6, "exchange": 3},
-         ]),
-    Case("moves that break the protocol are refused with a reason",
-         deal("2H", "2S", "4D", "6C", "9H") + [
-             Reject("AS combat_pile -> hand", "AS is an artifact: put it on artifacts"),
-             Reject("5C combat_pile -> hand", "Hand is full (Max HP 5)"),
-             Reject("AC monster_pile -> monster_slot", "An ace is not a monster"),
-             Reject("2H monster_pile -> monster_slot", "2H cannot be in monster_pile: it is on hand"),
-             Reject("KH hero_card -> hero_field", "KH is the Hero"),
-             Reject("2H hand -> hero_field", "Cards are played only in the combat phase"),
-             Reject("7S hand -> hand", "Only cards on a field are turned over"),
-             "5C monster_pile -> monster_slot",
-             Reject("6C hand -> hero_field", "Finish the observation first"),
-             Reject("answer 1", "No question is open"),
-         ]),
+    Case(
+        "both initial cards landed before the steal: the referee asks, answer 9H",
+        deal("9H", "6C", "2S", "3D", "4H")
+        + encounter("QS", "5D", "7C")
+        + [
+            "9H hand -> hero_field",
+            "6C hand -> hero_field",
+            "answer 9H_first",
+            "9H hero_field -> monster_field",
+            "7C monster_field -> monster_field",
+            {"sums": (6, 21)},
+        ],
+        says=[("ASK", "6C hand -> hero_field: which did you mean?")],
+    ),
+    Case(
+        "the placement order may also be answered by number",
+        deal("9H", "6C", "2S", "3D", "4H")
+        + encounter("QS", "5D", "7C")
+        + [
+            "9H hand -> hero_field",
+            "6C hand -> hero_field",
+            "answer 2",
+            {"sums": (11, 11), "hero_field": ["6C", "9H"]},
+        ],
+    ),
+    Case(
+        "both initial cards landed before the steal: answer 6C (6C went down first)",
+        deal("9H", "6C", "2S", "3D", "4H")
+        + encounter("QS", "5D", "7C")
+        + [
+            "9H hand -> hero_field",
+            "6C hand -> hero_field",
+            Reject("9H hero_field -> monster_field", "Answer first"),
+            "answer 6C_first",
+            Reject("9H hero_field -> monster_field", "First move 6C under the Queen"),
+            "6C hero_field -> monster_field",
+            "7C monster_field -> monster_field",
+            {"sums": (11, 18), "initial_count": 2, "hero_field": ["9H"]},
+        ],
+    ),
+    Case(
+        "an ace among the observation cards is replaced",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + [
+            "5C monster_pile -> monster_slot",
+            "BACK combat_pile -> monster_field",
+            "BACK combat_pile -> monster_field",
+            "AS monster_field -> monster_field",
+            Reject("3C combat_pile -> monster_field", "First move AS to monster_rewards"),
+            "AS monster_field -> monster_rewards",
+            {"rewards": ["AS"], "hidden": 1, "phase": "observe"},
+            Reject("AH combat_pile -> monster_field", "goes to monster_rewards"),
+            "AH combat_pile -> monster_rewards",
+            "3C combat_pile -> monster_field",
+            {"phase": "hero", "monster_played": 1, "rewards": ["AS", "AH"]},
+        ],
+    ),
+    Case(
+        "the hidden card is an ace: rewards, and a replacement that counts",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + encounter("5C", "3C", "6D")[:-2]
+        + [
+            "3C monster_field -> monster_field",
+            "6C hand -> hero_field",
+            "2H hand -> hero_field",
+            "AH monster_field -> monster_field",
+            "AH monster_field -> monster_rewards",
+            "7S combat_pile -> monster_field",
+            {"monster_played": 2, "sums": (10, 10), "phase": "cleanup"},
+        ],
+    ),
+    Case(
+        "the last card of monster_pile is an ace: collect it, then victory",
+        deal("2H", "2S", "4D", "6C", "9H", monster_pile=2)
+        + encounter("5C", "3C", "6D")
+        + [
+            "6C hand -> hero_field",
+            "2H hand -> hero_field",
+            "6D monster_field -> monster_field",
+            *cleanup("5C", ["6C", "2H"], ["3C", "6D"]),
+            "end_turn",
+            "AD monster_pile -> monster_rewards",
+            "AD monster_rewards -> artifacts",
+            "6H combat_pile -> max_hp_card",
+            "5S max_hp_card -> combat_pile",
+            "7S combat_pile -> hand",
+            "8S combat_pile -> hand",
+            "9S combat_pile -> hand",
+            {"phase": "over", "result": "victory", "max_hp": 6},
+        ],
+        says=[("STATE", "AD was the last card of monster_pile"), ("RESULT", "Victory!")],
+    ),
+    Case(
+        "King monster: a third card in the first attack",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + encounter("KD", "3C", "6D")
+        + [
+            "9H hand -> hero_field",
+            "6C hand -> hero_field",
+            "6D monster_field -> monster_field",
+            {"phase": "monster", "monster_played": 2},
+            "2C combat_pile -> monster_field",
+            {"monster_played": 3, "sums": (17, 11), "phase": "cleanup"},
+        ],
+    ),
+    Case(
+        "King monster with both_revealed: both observed cards face up",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + [
+            "KD monster_pile -> monster_slot",
+            "3C combat_pile -> monster_field",
+            "6D combat_pile -> monster_field",
+            {"phase": "hero", "monster_played": 2, "hidden": 0},
+            "9H hand -> hero_field",
+            "6C hand -> hero_field",
+            "2C combat_pile -> monster_field",
+            {"monster_played": 3, "sums": (17, 11), "phase": "cleanup"},
+        ],
+        variants={"king_monster_observation": "both_revealed"},
+    ),
+    Case(
+        "standard observation: a second face-up card is refused",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + [
+            "KD monster_pile -> monster_slot",
+            "3C combat_pile -> monster_field",
+            Reject("6D combat_pile -> monster_field", "Draw the other observation card face down"),
+            "BACK combat_pile -> monster_field",
+            {"phase": "hero"},
+        ],
+    ),
+    Case(
+        "the Hero's bodyguard is an ace: level up mid-fight, then a real bodyguard",
+        deal("KS", "3C", "2S", "5D", "9D")
+        + encounter("8C", "10D", "QC")
+        + [
+            "KS hand -> hero_field",
+            "AH combat_pile -> artifacts",
+            "6H combat_pile -> max_hp_card",
+            "5S max_hp_card -> combat_pile",
+            "7S combat_pile -> hand",
+            "8S combat_pile -> hand",
+            {"hp": 6, "max_hp": 6, "buff": {"H": 3}},
+            "4H combat_pile -> hero_field",
+            {"sums": (20, 10), "initial_count": 1, "phase": "hero"},
+        ],
+        says=[("DAMAGE", "Level up with AH: Max HP 6, hearts +3")],
+    ),
+    Case(
+        "initial_hero_cards exactly_2: one card is not enough",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + encounter("5C", "3C", "6D")
+        + [
+            "9H hand -> hero_field",
+            Reject("end_turn", "Place 2 cards in the initial attack"),
+            Reject("6D monster_field -> monster_field", "Place 2 cards in the initial attack"),
+            "2S hand -> hero_field",
+            {"phase": "monster"},
+        ],
+        variants={"initial_hero_cards": "exactly_2"},
+    ),
+    Case(
+        "a Hero Queen steals the monster's next card (not replaced by default)",
+        deal("QH", "2S", "4D", "6C", "9H")
+        + encounter("5C", "3C", "6D")
+        + [
+            "QH hand -> hero_field",
+            "end_turn",
+            "6D monster_field -> hero_field",
+            {"sums": (20, 3), "monster_played": 1, "phase": "cleanup"},
+        ],
+        says=[("DAMAGE", "QH steals 6D: it now counts for the hero")],
+    ),
+    Case(
+        "replace_stolen_monster_card: the monster plays another card",
+        deal("QH", "2S", "4D", "6C", "9H")
+        + encounter("5C", "3C", "6D")
+        + [
+            "QH hand -> hero_field",
+            "end_turn",
+            "6D monster_field -> monster_field",
+            "6D monster_field -> hero_field",
+            "10S combat_pile -> monster_field",
+            {"sums": (20, 13), "monster_played": 2, "phase": "cleanup"},
+        ],
+        variants={"replace_stolen_monster_card": "true"},
+    ),
+    Case(
+        "monster Jack: the Hero's lowest effective card, a tie goes to the earliest placed",
+        deal("4S", "2H", "9C", "QH", "7C")
+        + encounter("9S", "10D", "10C")
+        + [
+            "4S hand -> hero_field",
+            "2H hand -> hero_field",
+            "10C monster_field -> monster_field",
+            {"sums": (8, 20), "exchange": 2},
+            "9C hand -> hero_field",
+            "JD combat_pile -> monster_field",
+            Reject("2H hero_field -> hero_field", "First turn 4S face down"),
+            "4S hero_field -> hero_field",
+            {"sums": (13, 31), "exchange": 3},
+            "QH hand -> hero_field",
+            "5H combat_pile -> hero_field",
+            {"sums": (34, 31), "phase": "cleanup", "monster_played": 3},
+        ],
+        says=[
+            ("DAMAGE", "JD nullifies 4S"),
+            ("DAMAGE", "QH steals 5H: it now counts for the hero"),
+            ("ANNOUNCE", "Hero 34 vs Monster 31: the Hero defeats 9S"),
+        ],
+    ),
+    Case(
+        "a monster King brings a bodyguard that counts but uses no allowance",
+        deal("4S", "2H", "9C", "8C", "7C")
+        + encounter("9S", "10D", "10C")
+        + [
+            "4S hand -> hero_field",
+            "2H hand -> hero_field",
+            "10C monster_field -> monster_field",
+            "9C hand -> hero_field",
+            "KD combat_pile -> monster_field",
+            Reject("8C hand -> hero_field", "One card per exchange"),
+            Reject("3D combat_pile -> hero_field", "KD's bodyguard goes onto monster_field"),
+            "3D combat_pile -> monster_field",
+            {"sums": (17, 36), "monster_played": 3, "plays_left": 6, "exchange": 3},
+        ],
+    ),
+    Case(
+        "moves that break the protocol are refused with a reason",
+        deal("2H", "2S", "4D", "6C", "9H")
+        + [
+            Reject("AS combat_pile -> hand", "AS is an artifact: put it on artifacts"),
+            Reject("5C combat_pile -> hand", "Hand is full (Max HP 5)"),
+            Reject("AC monster_pile -> monster_slot", "An ace is not a monster"),
+            Reject("2H monster_pile -> monster_slot", "2H cannot be in monster_pile: it is on hand"),
+            Reject("KH hero_card -> hero_field", "KH is the Hero"),
+            Reject("2H hand -> hero_field", "Cards are played only in the combat phase"),
+            Reject("7S hand -> hand", "Only cards on a field are turned over"),
+            "5C monster_pile -> monster_slot",
+            Reject("6C hand -> hero_field", "Finish the observation first"),
+            Reject("answer 1", "No question is open"),
+        ],
+    ),
 ]
 
 
