@@ -11,7 +11,9 @@ observations for the referee:
 - a card that left a zone for somewhere the camera cannot see (the face-down discard pile,
   out of the game) is a ``move`` to whichever hidden zone the referee accepts, preferring the
   clean-up it asked for;
-- the referee's legal moves decide between those readings and the order of several changes.
+- the referee's legal moves decide between those readings and the order of several changes,
+  and, when the likeliest names explain nothing, between the other names the detector found
+  likely for a card that changed (a king it half took for a queen).
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
@@ -29,9 +31,11 @@ from referee.cards import Card
 from referee.core import Referee
 from referee.observations import Observation
 from vision.layout import Layout
-from vision.table_state import TableState
+from vision.table_state import TableState, copies_of
 
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
+MAX_RENAMED = 2  # cards whose other likely names are tried together
+MAX_RENAMINGS = 24  # renamings tried per table state, likeliest first
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,18 @@ def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
 
 def seen_counts(state: TableState) -> Counter:
     return Counter((zone, name) for zone, names in state.cards.items() for name in names)
+
+
+def renamed(state: TableState, renames: list[tuple[str, str, str]]) -> TableState | None:
+    """``state`` with each (zone, name, new name) applied; None if that shows a card twice."""
+    cards = {z: list(names) for z, names in state.cards.items()}
+    for zone, name, new in renames:
+        cards[zone][cards[zone].index(name)] = new
+    out = TableState(cards, dict(state.backs), list(state.loose), dict(state.confidence))
+    shown = out.all_face_up()
+    if any(k > copies_of(n) for n, k in shown.items()):
+        return None
+    return out
 
 
 class EventInference:
@@ -159,6 +175,10 @@ class EventInference:
         result = Result()
         changes = self.changes(seen)
         plan = self._plan(changes) if changes else []
+        if plan is None:
+            renamed = self._renamed_plan(seen)
+            if renamed is not None:
+                changes, plan = renamed
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
@@ -182,6 +202,34 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _renamed_plan(self, seen: TableState) -> tuple[list[Change], list[Observation]] | None:
+        """The changes and plan of the likeliest renaming of changed cards (each to one of its
+        other likely names) that the referee accepts throughout, or None."""
+        expected = visible(self.layout, self.physical)
+        changed = [
+            (zone, name, alts)
+            for (zone, name), alts in seen.alternatives.items()
+            if seen_counts(seen)[(zone, name)] > expected[(zone, name)]
+        ]
+        options = [[(z, n, alt, rank) for rank, alt in enumerate(alts, 1)] for z, n, alts in changed]
+        tries: list[tuple[int, tuple]] = []
+        for k in range(1, min(MAX_RENAMED, len(options)) + 1):
+            for cards in itertools.combinations(options, k):
+                for combo in itertools.product(*cards):
+                    tries.append((sum(r for *_, r in combo), combo))
+        for _, combo in sorted(tries, key=lambda t: t[0])[:MAX_RENAMINGS]:
+            state = renamed(seen, [(zone, name, alt) for zone, name, alt, _ in combo])
+            if state is None:
+                continue
+            changes = self.changes(state)
+            explained = {(c.card, dst) for c in changes for _, dst in c.readings}
+            if not all((alt, zone) in explained or expected[(zone, alt)] for zone, _, alt, _ in combo):
+                continue  # a name that is no card of this table would just be ignored
+            plan = self._plan(changes) if changes else []
+            if plan is not None:
+                return changes, plan
+        return None
 
     def _sync_hidden(self) -> None:
         """Follow the referee for cards the camera cannot see move: a card under a pile's top

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from referee.announcements import Announcement
+from referee.cards import CLASS_ID, CLASSES
 from referee.core import Referee
 from referee.errors import CardrefError
 from referee.observations import Observation
@@ -48,7 +49,52 @@ class Event:
 class Settings:
     reads: int = 3  # settled frames read and voted on per table state
     quiet_s: float = 0.4
-    conf: float = 0.2  # finder confidence x class probability: unsure names still vote
+    conf: float = 0.25  # a card is there (the finder's confidence): unsure names still vote
+
+
+TOP_NAMES = 3  # likeliest names per box kept in detections.jsonl
+
+
+def detections_record(index: int, t: float, det: Detections) -> dict[str, Any]:
+    """One analysed frame for ``detections.jsonl``: boxes, confidences, names and, from a
+    two-stage detector, each box's presence and likeliest names, so that a ``--detections``
+    re-run votes and chooses among names as the live run did."""
+    record: dict[str, Any] = {
+        "frame": index,
+        "time": round(t, 3),
+        "xyxy": np.round(det.xyxy, 1).tolist(),
+        "confidence": np.round(det.confidence, 3).tolist(),
+        "class": det.names,
+    }
+    if det.presence is not None:
+        record["presence"] = np.round(det.presence, 3).tolist()
+    if det.class_probs is not None:
+        top = np.argsort(-det.class_probs, axis=1)[:, :TOP_NAMES]
+        record["top"] = [
+            [[CLASSES[int(i)], round(float(p[i]), 3)] for i in row]
+            for row, p in zip(top, det.class_probs, strict=True)
+        ]
+    return record
+
+
+def detections_from_record(record: dict[str, Any]) -> Detections:
+    """The inverse of :func:`detections_record` (probabilities beyond the top names are 0)."""
+    n = len(record["class"])
+    probs = presence = None
+    if "top" in record:
+        probs = np.zeros((n, len(CLASSES)), np.float32)
+        for row, names in zip(probs, record["top"], strict=True):
+            for name, p in names:
+                row[CLASS_ID[name]] = p
+    if "presence" in record:
+        presence = np.array(record["presence"], np.float32)
+    return Detections(
+        np.array(record["xyxy"], np.float32).reshape(-1, 4),
+        np.array(record["confidence"], np.float32),
+        np.array([CLASS_ID[c] for c in record["class"]], np.int64),
+        probs,
+        presence,
+    )
 
 
 class CameraReferee:
@@ -111,16 +157,8 @@ class CameraReferee:
 
     def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:
         det = self.detect(image, index)
-        det = det[det.confidence >= self.settings.conf]
-        self.detections_log.append(
-            {
-                "frame": index,
-                "time": round(t, 3),
-                "xyxy": np.round(det.xyxy, 1).tolist(),
-                "confidence": np.round(det.confidence, 3).tolist(),
-                "class": det.names,
-            }
-        )
+        det = det[det.found >= self.settings.conf]
+        self.detections_log.append(detections_record(index, t, det))
         assert self.calibration is not None
         return place(det, self.calibration, self.layout)
 

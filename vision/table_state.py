@@ -39,6 +39,9 @@ class TableState:
     backs: dict[str, int] = field(default_factory=dict)
     loose: list[str] = field(default_factory=list)  # face-up cards outside every zone
     confidence: dict[str, float] = field(default_factory=dict)  # lowest vote share per zone
+    # (zone, name) -> the card's other likely names, likeliest first: event inference tries
+    # them when the rules cannot explain the table with the likeliest names
+    alternatives: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
     def zone_of(self, name: str) -> list[str]:
         return [z for z, names in self.cards.items() if name in names]
@@ -66,8 +69,17 @@ def zone_for(layout: Layout, x: float, y: float, landscape: bool) -> str | None:
     return zone.id
 
 
+def on_marker(layout: Layout, x: float, y: float) -> bool:
+    """Is table point (x, y) on one of the mat's printed markers? A black-and-white square
+    the size of a card is what the finder most often takes for one."""
+    return any(
+        abs(x - m.center[0]) <= m.size_cm * 0.75 and abs(y - m.center[1]) <= m.size_cm * 0.75
+        for m in layout.markers
+    )
+
+
 def place(detections: Detections, calibration: Calibration, layout: Layout) -> list[SeenCard]:
-    """Every detection as a card at a table point, in a zone."""
+    """Every detection as a card at a table point, in a zone (none on the mat's markers)."""
     if not len(detections):
         return []
     boxes = detections.xyxy.astype(np.float64)
@@ -79,6 +91,8 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
     extent = on_table.max(axis=1) - on_table.min(axis=1)
     seen = []
     for i, (x, y) in enumerate(centres):
+        if on_marker(layout, x, y):
+            continue
         landscape = extent[i, 0] > 1.15 * extent[i, 1]
         zone = zone_for(layout, x, y, landscape)
         name = CLASSES[int(detections.class_id[i])]
@@ -100,26 +114,47 @@ def best_face(detections: Detections, i: int) -> str | None:
 
 
 JOKERS_IN_A_DECK = 2
+ALTERNATIVE_P = 0.08  # a name this likely (class probability) is worth trying
+
+
+def copies_of(name: str) -> int:
+    return JOKERS_IN_A_DECK if name == "JK" else 1
+
+
+def likely_names(s: SeenCard) -> list[str]:
+    """The sighting's name, then its other likely face-up names, likeliest first."""
+    if s.probs is None:
+        return [s.name]
+    order = [CLASSES[int(i)] for i in np.argsort(-s.probs) if s.probs[i] >= ALTERNATIVE_P]
+    return [s.name] + [n for n in order if n not in (s.name, BACK)]
 
 
 def read_table(seen: list[SeenCard]) -> TableState:
     """One read: face-up names per zone (each card once, its most confident sighting; the
-    two jokers look alike, so up to two of them), backs counted."""
+    two jokers look alike, so up to two of them), backs counted. A sighting whose name a
+    surer one has taken is named by its next likeliest free name, if the detector gave one."""
     state = TableState()
     kept: dict[str, list[SeenCard]] = {}
+    others: dict[int, tuple[str, ...]] = {}
     for s in sorted(seen, key=lambda s: -s.confidence):
         if s.name == BACK:
             if s.zone is not None:
                 state.backs[s.zone] = state.backs.get(s.zone, 0) + 1
             continue
-        copies = JOKERS_IN_A_DECK if s.name == "JK" else 1
-        if len(kept.setdefault(s.name, [])) < copies:
-            kept[s.name].append(s)  # a card is in one place: its most confident sighting wins
+        names = likely_names(s)
+        free = [n for n in names if len(kept.get(n, [])) < copies_of(n)]
+        if not free:
+            continue  # a card is in one place: its most confident sighting wins
+        sighting = SeenCard(free[0], s.zone, s.at_cm, s.confidence, s.probs)
+        kept.setdefault(free[0], []).append(sighting)
+        others[id(sighting)] = tuple(n for n in names if n != free[0])
     for s in sorted((s for group in kept.values() for s in group), key=lambda s: -s.confidence):
         if s.zone is None:
             state.loose.append(s.name)
-        else:
-            state.cards.setdefault(s.zone, []).append(s.name)
+            continue
+        state.cards.setdefault(s.zone, []).append(s.name)
+        if others[id(s)]:
+            state.alternatives[(s.zone, s.name)] = others[id(s)]
     return state
 
 
@@ -154,11 +189,13 @@ class Vote:
         for g in groups:
             if len(g) * 2 <= n:
                 continue
+            name, probs = self._name(g)
             card = SeenCard(
-                self._name(g),
+                name,
                 g[0].zone,
                 tuple(np.mean([s.at_cm for s in g], axis=0)),
                 float(np.mean([s.confidence for s in g])),
+                probs,
             )
             merged.append(card)
             if card.zone is not None:
@@ -167,14 +204,15 @@ class Vote:
         state.confidence = share
         return state
 
-    def _name(self, group: list[SeenCard]) -> str:
+    def _name(self, group: list[SeenCard]) -> tuple[str, np.ndarray | None]:
+        """The group's name and averaged class probabilities (None without probabilities)."""
         if any(s.probs is None for s in group):
-            return Counter(s.name for s in group).most_common(1)[0][0]
+            return Counter(s.name for s in group).most_common(1)[0][0], None
         p = np.mean([s.probs for s in group], axis=0)
         zone = group[0].zone
         if zone is not None and self.layout.zones[zone].face == "up" and CLASSES[int(p.argmax())] == BACK:
             p[CLASSES.index(BACK)] = 0  # a face-up zone: its likeliest face
-        return CLASSES[int(p.argmax())]
+        return CLASSES[int(p.argmax())], p
 
 
 SAME_PLACE_CM = 2.5

@@ -80,6 +80,7 @@ def test_backends_give_the_same_boxes(frames):
     nearly the same boxes; the classifier beside them then names them alike."""
     onnx = load_detector(shipped_model(".onnx"))
     torch_backend = load_detector(shipped_model(".pt"))
+    named = same = 0
     for image, _, _ in frames[:3]:
         a, b = onnx.finder.detect(image), torch_backend.finder.detect(image)
         a, b = a[a.confidence > 0.5], b[b.confidence > 0.3]
@@ -89,9 +90,12 @@ def test_backends_give_the_same_boxes(frames):
         ious = [box_iou(a.xyxy[i : i + 1], b.xyxy[j : j + 1])[0, 0] for i, j in pairs]
         assert min(ious) > 0.85
         named_a, named_b = onnx.detect(image), torch_backend.detect(image)
-        both = match(named_b.xyxy, named_a.xyxy)
-        same = sum(int(named_a.class_id[i] == named_b.class_id[j]) for i, j in both)
-        assert both and same >= 0.9 * len(both)
+        # Only surely named cards: an unsure name can tip either way on a slightly other box.
+        sure_a, sure_b = named_a[named_a.confidence >= 0.3], named_b[named_b.confidence >= 0.3]
+        both = match(sure_b.xyxy, sure_a.xyxy)
+        named += len(both)
+        same += sum(int(sure_a.class_id[i] == sure_b.class_id[j]) for i, j in both)
+    assert named >= 5 and same >= 0.9 * named, f"{same} of {named} surely named cards named alike"
 
 
 def test_detect_command_writes_predictions(frames, tmp_path):

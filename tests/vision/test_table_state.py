@@ -127,6 +127,32 @@ def test_a_back_in_a_face_up_zone_takes_its_likeliest_face():
     assert out.cards == {"staging": ["QD"]} and out.backs == {"draw_pile": 1}
 
 
+def test_a_name_taken_by_a_surer_sighting_falls_to_the_next_likely_one():
+    p = one_hot("8D", 0.5)
+    p[CLASSES.index("8H")] = 0.3
+    state = read_table([
+        SeenCard("8D", "flop_1", (34, 50), 0.9, one_hot("8D")),
+        SeenCard("8D", "flop_2", (46, 50), 0.5, p),
+    ])
+    assert state.cards == {"flop_1": ["8D"], "flop_2": ["8H"]}
+    assert state.alternatives[("flop_2", "8H")] == ("8D",)  # still likely, if the rules say so
+
+
+def test_boxes_on_the_mats_markers_are_no_cards(art):
+    camera, labels = rendered_layout(art, 1, 0)
+    cal = Calibration(camera.homography(), (1280, 960), "markers", 0.0)
+    w, h = LAYOUT.card_size
+    spots = [m.center for m in LAYOUT.markers] + [LAYOUT.zones["flop_1"].center]
+    boxes = []
+    for x, y in spots:
+        corners = cal.to_image(np.array([[x - w / 2, y - h / 2], [x + w / 2, y + h / 2]], np.float64))
+        boxes.append([*corners.min(axis=0), *corners.max(axis=0)])
+    n = len(spots)
+    det = Detections(np.array(boxes, np.float32), np.full(n, 0.8, np.float32), np.full(n, CLASS_ID["JK"]))
+    seen = place(det, cal, LAYOUT)
+    assert len(LAYOUT.markers) == 4 and [s.zone for s in seen] == ["flop_1"]
+
+
 def test_settle_detector_reads_once_per_change(tmp_path):
     """A real video file: a still table, a hand sweeps over it and leaves a card, still again."""
     rng = np.random.default_rng(0)

@@ -48,8 +48,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 def recorded_detector(path: Path):
     """Detections read back from a detections.jsonl, by frame index."""
-    from referee.cards import CLASS_ID
     from vision.detector.detections import Detections
+    from vision.pipeline import detections_from_record
 
     by_frame: dict[int, Detections] = {}
     try:
@@ -59,11 +59,7 @@ def recorded_detector(path: Path):
     for n, line in enumerate(lines, 1):
         try:
             r = json.loads(line)
-            by_frame[int(r["frame"])] = Detections(
-                np.array(r["xyxy"], np.float32).reshape(-1, 4),
-                np.array(r["confidence"], np.float32),
-                np.array([CLASS_ID[c] for c in r["class"]], np.int64),
-            )
+            by_frame[int(r["frame"])] = detections_from_record(r)
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
             raise CardrefError(f"{path}:{n}: expected frame, xyxy, confidence and class ({e})") from None
 
@@ -77,8 +73,9 @@ def recorded_detector(path: Path):
 
 def model_detector(model: str | None):
     from vision.detector import load_detector
+    from vision.pipeline import Settings
 
-    detector = load_detector(model, conf=0.25)
+    detector = load_detector(model, conf=Settings.conf)
     return lambda image, index: detector.detect(image)
 
 

@@ -7,8 +7,6 @@ from pathlib import Path
 from referee.errors import CardrefError
 from referee.paths import models_dir
 
-FINDER_FLOOR = 0.1  # the finder keeps weak boxes: a card it is unsure of may still be named surely
-
 
 def shipped_model(suffix: str = ".onnx") -> Path:
     return models_dir() / f"cards{suffix}"
@@ -33,15 +31,14 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
         raise CardrefError(f"unknown backend {backend!r} (expected onnx, openvino or ultralytics)")
     classifier = classifier_for(p)
     two_stage = classifier.exists()
-    finder_conf = min(conf, FINDER_FLOOR) if two_stage else conf
     if backend == "ultralytics":
         from vision.detector.onnx_backend import UltralyticsDetector
 
-        detector = UltralyticsDetector(p, conf=finder_conf, iou=iou)
+        detector = UltralyticsDetector(p, conf=conf, iou=iou)
     else:
         from vision.detector.onnx_backend import OnnxDetector
 
-        detector = OnnxDetector(p, conf=finder_conf, iou=iou, threads=threads, runtime=backend)
+        detector = OnnxDetector(p, conf=conf, iou=iou, threads=threads, runtime=backend)
     if not two_stage:
         return detector
     from vision.detector.two_stage import TwoStageDetector

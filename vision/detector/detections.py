@@ -12,12 +12,15 @@ from referee.cards import CLASSES
 @dataclass(frozen=True)
 class Detections:
     """Parallel arrays: ``xyxy`` (n, 4) float32 pixel boxes, ``confidence`` (n,) float32,
-    ``class_id`` (n,) int64 indexing :data:`referee.cards.CLASSES`."""
+    ``class_id`` (n,) int64 indexing :data:`referee.cards.CLASSES`. A two-stage detector also
+    gives each box's class probabilities and its ``presence``, the finder's confidence that a
+    card is there at all (a card can be surely there and unsurely named)."""
 
     xyxy: np.ndarray
     confidence: np.ndarray
     class_id: np.ndarray
     class_probs: np.ndarray | None = None  # (n, classes) when the detector gives them
+    presence: np.ndarray | None = None  # (n,) the finder's confidence, when it is separate
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -28,6 +31,8 @@ class Detections:
             )
         if self.class_probs is not None and self.class_probs.shape[0] != n:
             raise ValueError(f"Detections class_probs {self.class_probs.shape} for {n} boxes")
+        if self.presence is not None and self.presence.shape != (n,):
+            raise ValueError(f"Detections presence {self.presence.shape} for {n} boxes")
 
     @classmethod
     def empty(cls) -> Detections:
@@ -38,7 +43,14 @@ class Detections:
 
     def __getitem__(self, index) -> Detections:
         probs = None if self.class_probs is None else self.class_probs[index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], probs)
+        presence = None if self.presence is None else self.presence[index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], probs, presence)
+
+    @property
+    def found(self) -> np.ndarray:
+        """How sure the detector is that a card is there: the finder's confidence when it is
+        separate, else the detection's confidence."""
+        return self.confidence if self.presence is None else self.presence
 
     @property
     def names(self) -> list[str]:

@@ -49,7 +49,10 @@ class CardClassifier:
 
 class TwoStageDetector:
     """Find cards with the one-class finder, then name each from its full-resolution crop.
-    The confidence is the finder's confidence times the classifier's probability."""
+    A box is kept when the finder's confidence reaches ``conf`` (a card is there, however
+    unsure its name: the camera referee lets the rules choose among the likely names); its
+    confidence is the finder's confidence times the classifier's probability, which ranks
+    detections for mAP."""
 
     def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None):
         self.finder = finder  # any backend with .detect(image) -> Detections (one class)
@@ -63,10 +66,11 @@ class TwoStageDetector:
         probs = self.classifier.probabilities(crops_batch(image_bgr, found.xyxy))
         class_id = probs.argmax(axis=1)
         confidence = found.confidence * probs[np.arange(len(probs)), class_id]
-        keep = confidence >= self.conf
+        keep = found.confidence >= self.conf
         return Detections(
             found.xyxy[keep],
             confidence[keep].astype(np.float32),
             class_id[keep].astype(np.int64),
             probs[keep],
+            found.confidence[keep].astype(np.float32),
         )
