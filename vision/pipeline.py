@@ -25,6 +25,7 @@ from vision.detector.detections import Detections
 from vision.events import EventInference
 from vision.layout import Layout
 from vision.motion import SettleDetector
+from vision.start_layout import from_start_cards
 from vision.table_state import SeenCard, TableState, Vote, place
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
@@ -50,9 +51,23 @@ class Settings:
     reads: int = 3  # settled frames read and voted on per table state
     quiet_s: float = 0.4
     conf: float = 0.25  # a card is there (the finder's confidence): unsure names still vote
+    calibrate_from_cards: bool = True  # no markers in view: fit the start layout's cards
 
 
 TOP_NAMES = 3  # likeliest names per box kept in detections.jsonl
+CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the start layout
+
+
+def start_cards(layout: Layout, zones: dict[str, list]) -> dict[str, str]:
+    """Zone -> the card the camera should see on top there now (``BACK`` face down), for the
+    on-table piles of ``zones`` (the referee's state at the start of a game)."""
+    out = {}
+    for zone, cards in zones.items():
+        z = layout.zones.get(zone)
+        if z is None or z.offtable or not cards or (z.kind != "pile" and len(cards) > 1):
+            continue
+        out[zone] = "BACK" if z.face == "down" else str(cards[-1])
+    return out
 
 
 def detections_record(index: int, t: float, det: Detections) -> dict[str, Any]:
@@ -117,6 +132,7 @@ class CameraReferee:
         self.vote: Vote | None = None
         self.table: TableState | None = None  # the last voted table state
         self.last_drift_check = -1e9
+        self.last_card_try = -1e9
         self.detections_log: list[dict] = []  # per analysed frame, for --detections re-runs
 
     def start(self) -> list[Event]:
@@ -125,19 +141,9 @@ class CameraReferee:
     def process(self, index: int, t: float, image: np.ndarray) -> list[Event]:
         events: list[Event] = []
         if self.calibration is None:
-            try:
-                self.calibration = from_markers(image, self.layout, source=f"frame {index}")
-            except CardrefError:
-                return events  # keep looking for the mat
-            events.append(
-                Event(
-                    "calibrated",
-                    t,
-                    index,
-                    f"calibrated from markers {self.calibration.markers} "
-                    f"(error {self.calibration.error_px:.2f} px)",
-                )
-            )
+            events += self._calibrate(index, t, image)
+            if self.calibration is None:
+                return events  # keep looking for the mat or the start layout
         motion = self.settle.update(image, t)
         if motion.moving:
             self.vote = None
@@ -154,6 +160,29 @@ class CameraReferee:
         self.table, self.vote = self.vote.result(), None
         events.append(Event("read", t, index, "table read", data=self.table.to_json()))
         return events + self._infer(index, t)
+
+    def _calibrate(self, index: int, t: float, image: np.ndarray) -> list[Event]:
+        """From the mat's markers; without them (about once a second), from the cards of the
+        game's start layout, if the game has not begun."""
+        try:
+            self.calibration = from_markers(image, self.layout, source=f"frame {index}")
+            how = f"markers {self.calibration.markers}"
+        except CardrefError:
+            if not self.settings.calibrate_from_cards or t - self.last_card_try < CARD_TRY_EVERY_S:
+                return []
+            self.last_card_try = t
+            start = start_cards(self.layout, self.referee.state.zones)
+            if self.referee.history or not start:
+                return []
+            det = self.detect(image, index)
+            self.detections_log.append(detections_record(index, t, det[det.found >= self.settings.conf]))
+            try:
+                self.calibration = from_start_cards(image, det, self.layout, start, source=f"frame {index}")
+            except CardrefError:
+                return []
+            how = "the start layout's cards (" + ", ".join(start.values()) + ")"
+        error = self.calibration.error_px
+        return [Event("calibrated", t, index, f"calibrated from {how} (error {error:.2f} px)")]
 
     def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:
         det = self.detect(image, index)

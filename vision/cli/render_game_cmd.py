@@ -32,6 +32,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--settle", type=float, default=0.6, help="seconds of still table after each move (default 0.6)"
     )
+    p.add_argument(
+        "--no-mat", action="store_true",
+        help="plain felt without the printed play mat (no markers: replays calibrate from the cards)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CardrefError(f"--out: {out} is a file, expected a folder")
-    spec = VideoSpec(args.game, args.seed, size, args.fps, args.settle, args.max_moves, args.recipe)
+    spec = VideoSpec(
+        args.game, args.seed, size, args.fps, args.settle, args.max_moves, args.recipe, mat=not args.no_mat
+    )
     print(json.dumps(render_game(spec, out, progress=not args.quiet)))
     return 0

@@ -2,7 +2,10 @@
 
 By default from the play mat's ArUco markers (``cardref mat``). Without a mat, give the four
 table corners in pixels with ``--corners "x,y x,y x,y x,y"`` (black's left, black's right,
-red's right, red's left), or ``--click`` to click them in a window. The saved file is used
+red's right, red's left), ``--click`` to click them in a window, or ``--cards`` to fit the
+cards of the game's start layout as the detector finds them (Royal Family: both castles' aces
+and the draw pile, laid in their zones). ``live`` and ``replay`` do that last one by
+themselves when they see no markers before the game begins. The saved file is used
 with ``cardref live --calibration`` / ``cardref replay --calibration``.
 """
 
@@ -24,6 +27,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--corners", help='four table corners in pixels: "x,y x,y x,y x,y"')
     group.add_argument("--click", action="store_true", help="click the four table corners in a window")
+    group.add_argument("--cards", action="store_true", help="fit the start layout's cards (detector)")
+    p.add_argument("--model", help="detector for --cards (default: the shipped models/cards.onnx)")
     return p
 
 
@@ -72,6 +77,18 @@ def click_corners(image) -> list[tuple[float, float]]:
     return clicks
 
 
+def from_cards(args: argparse.Namespace, image, layout, source: str):
+    from referee.core import Referee
+    from referee.games import load_game
+    from vision.detector import load_detector
+    from vision.pipeline import Settings, start_cards
+    from vision.start_layout import from_start_cards
+
+    start = start_cards(layout, Referee(load_game(args.game)).state.zones)
+    detections = load_detector(args.model, conf=Settings.conf).detect(image)
+    return from_start_cards(image, detections, layout, start, source=source)
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.calibration import from_corners, from_markers
     from vision.layout import load_layout
@@ -87,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
     if args.corners or args.click:
         corners = parse_corners(args.corners) if args.corners else click_corners(frame.image)
         calibration = from_corners(corners, layout, (w, h))
+    elif args.cards:
+        calibration = from_cards(args, frame.image, layout, f"{args.camera} frame {frame.index}")
     else:
         calibration = from_markers(frame.image, layout, source=f"{args.camera} frame {frame.index}")
     calibration.save(args.out)

@@ -47,6 +47,7 @@ class VideoSpec:
     max_moves: int | None = None  # render only the first N observations
     recipe: str = "datasets/recipes/train.yaml"
     layout: str | None = None  # default: the game's layout
+    mat: bool = True  # the printed play mat (zone outlines, calibration markers) on the felt
 
 
 class VideoSink:
@@ -103,7 +104,7 @@ class GameFilm:
         self.looks = DeckLooks(rng, art)
         card_w = max(look.size[0] for look in self.looks.looks.values())
         self.placer = Placer(layout, spec.seed, (card_w, self.looks["AS"].size[1]))
-        self.stage = Stage(layout, spec.size[0], spec.size[1], rng, art.photos())
+        self.stage = Stage(layout, spec.size[0], spec.size[1], rng, art.photos(), spec.mat)
         self.seats = _seats(layout, record.players, rng)
         self.hands = {p: Hand.random(rng, (0.0, 0.0), 90.0) for p in record.players}
         self.tap_rng = rng

@@ -83,6 +83,7 @@ class Stage:
     height: int
     rng: np.random.Generator
     photos: list[np.ndarray] = field(default_factory=list)
+    printed_mat: bool = True  # False: plain felt, no zone outlines or markers (calibrate otherwise)
 
     def __post_init__(self) -> None:
         rng, (w, h) = self.rng, (self.width, self.height)
@@ -145,7 +146,8 @@ class Stage:
         mask = np.zeros((h, w), np.uint8)
         cv2.fillConvexPoly(mask, np.round(q * 4).astype(np.int32), 255, cv2.LINE_AA, shift=2)
         m = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[..., None] / 255
-        return self._print_mat(img * (1 - m) + cloth * m)
+        table = img * (1 - m) + cloth * m
+        return self._print_mat(table) if self.printed_mat else table
 
     def _print_mat(self, img: np.ndarray) -> np.ndarray:
         """The printed play mat of ``cardref mat`` on the felt: zone outlines in ink, and the
