@@ -136,7 +136,9 @@ def read_table(seen: list[SeenCard]) -> TableState:
     state = TableState()
     kept: dict[str, list[SeenCard]] = {}
     others: dict[int, tuple[str, ...]] = {}
-    for s in sorted(seen, key=lambda s: -s.confidence):
+    # Cards in zones name themselves first: something off the mat read as a card (a striped
+    # tablecloth) must not take a name from a card in play.
+    for s in sorted(seen, key=lambda s: (s.zone is None, -s.confidence)):
         if s.name == BACK:
             if s.zone is not None:
                 state.backs[s.zone] = state.backs.get(s.zone, 0) + 1

@@ -96,9 +96,11 @@ def disputes(reads: list[Detections]) -> list[str]:
 
 
 def prelabel(reading: Reading, settings: CollectSettings) -> tuple[list[LabelBox], list[str]]:
-    """The kept frame's boxes (a card surely there: the finder's confidence ≥ conf, however
-    unsure its name) and the reasons to review it, if any."""
-    reads = [d[d.found >= settings.conf] for d in reading.reads]
+    """The kept frame's boxes (confidence ≥ conf) and the reasons to review it, if any. The
+    confidence here is the finder's times the class probability: keeping every box the finder
+    alone is sure of found all the cards of a rendered table but doubled the boxes to review
+    (measured on two 30-move games with an unseen deck: precision 0.54 against 0.86)."""
+    reads = [d[d.confidence >= settings.conf] for d in reading.reads]
     h, w = reading.image.shape[:2]
     boxes = from_detections(reads[-1], w, h)
     reasons = []
