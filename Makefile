@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 PIP     = $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo demo-sim test install install-test lint clean art
+.PHONY: demo demo-sim test install install-train install-test lint clean art
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -15,11 +15,17 @@ $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) -e .
 	touch $@
 
-$(VENV)/.installed-test: $(BIN)/python pyproject.toml constraints.txt
-	$(PIP) -e '.[test]'
+# Training (cardref train, retraining for your own deck): Ultralytics and PyTorch.
+$(VENV)/.installed-train: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e '.[train]'
 	touch $@ $(VENV)/.installed
 
+$(VENV)/.installed-test: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e '.[test]'
+	touch $@ $(VENV)/.installed $(VENV)/.installed-train
+
 install: $(VENV)/.installed
+install-train: $(VENV)/.installed-train
 install-test: $(VENV)/.installed-test
 
 # Replays the shipped sample game video through the camera referee (docs/camera.md).

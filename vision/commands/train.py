@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from referee.errors import ConfigError
+from referee.errors import CardrefError, ConfigError
 from referee.paths import project_root
 
 SYNTHETIC = "synthetic"  # --data synthetic: the config's rendered set, and retraining mode
@@ -130,9 +130,22 @@ def run_retrain(args: argparse.Namespace) -> int:
     return 0
 
 
+def require_training_extras() -> None:
+    """Training needs Ultralytics and PyTorch, which the main job does not install."""
+    import importlib.util
+
+    missing = [m for m in ("torch", "ultralytics", "matplotlib") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise CardrefError(
+            f"cardref train needs the training extras (missing: {', '.join(missing)}): "
+            "run `make install-train` (or pip install -e '.[train]' -c constraints.txt)"
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from vision.detector.train import TrainConfig, export_onnx, train
 
+    require_training_extras()
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
     if config_stage(args.config) == "classifier":
