@@ -8,12 +8,13 @@ import random
 from collections import Counter
 
 import pytest
+from reject_probes import play_with_probes
 
 from referee.cards import CLASSES
 from referee.config import other_variants
-from referee.core import Referee, state_json
+from referee.core import Referee
 from referee.errors import ObservationError
-from referee.games import load_game, simulator
+from referee.games import load_game
 from referee.games.dukes_up_state import ZONES
 from referee.observations import Observation, parse_short
 from referee.simulate import playout
@@ -72,30 +73,11 @@ def _random_observation(rng: random.Random, ref: Referee) -> Observation:
 
 def test_every_reject_leaves_the_state_unchanged() -> None:
     game = load_game("dukes_up")
-    rng = random.Random(7)
-    rejected = accepted = 0
-    for seed in range(1, 31):
-        sim = simulator(game, seed)
-        ref = Referee(game)
-        ref.start()
-        while not game.is_terminal(ref.state):
-            if rng.random() < 0.15 and ref.pending is None:
-                obs = _random_observation(rng, ref)
-                before, before_state = ref.snapshot(), state_json(ref.state)
-                probe = Referee(game)  # shares the state object: a feed must never mutate it
-                probe.state, probe.pending = ref.state, ref.pending
-                out = probe.feed(obs)
-                assert state_json(ref.state) == before_state, f"seed {seed}: {obs.short()} mutated the state"
-                if any(a.kind == "REJECT" for a in out):
-                    rejected += 1
-                    assert len(out) == 1 and out[0].text, f"seed {seed}: {obs.short()} -> {out}"
-                    assert probe.snapshot() == before, f"seed {seed}: REJECT of {obs.short()} changed it"
-                else:
-                    accepted += 1
-                    game.check_invariants(probe.state)
-            for obs in sim.next_observations(ref.state):
-                assert not [a for a in ref.feed(obs) if a.kind == "REJECT"], f"seed {seed}: {obs.short()}"
-    assert rejected > 300 and accepted > 0, (rejected, accepted)
+    count = play_with_probes(
+        game, range(1, 31), _random_observation, 0.15, random.Random(7),
+        when=lambda ref: ref.pending is None, on_accepted=game.check_invariants,
+    )
+    assert count.rejected > 300 and count.accepted > 0, count
 
 
 @pytest.mark.parametrize(("line", "error"), [

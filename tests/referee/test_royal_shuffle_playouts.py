@@ -8,11 +8,12 @@ import random
 from collections import Counter
 
 import pytest
+from reject_probes import play_with_probes
 
 from referee.cards import CLASSES, Card
 from referee.config import other_variants
 from referee.core import Referee
-from referee.games import load_game, simulator
+from referee.games import load_game
 from referee.games.royal_shuffle_state import PLACES, PLAYERS, ZONES, ShuffleState
 from referee.observations import Observation
 from referee.simulate import playout
@@ -85,33 +86,21 @@ def _random_observation(rng: random.Random, s: ShuffleState) -> Observation:
 
 def test_every_reject_leaves_the_state_unchanged() -> None:
     game = load_game("royal_shuffle")
-    rng = random.Random(7)
-    rejected = accepted = 0
-    for seed in range(1, 61):
-        sim = simulator(game, seed)
-        ref = Referee(game)
-        ref.start()
-        while not game.is_terminal(ref.state):
-            if ref.pending is None and rng.random() < 0.25:
-                obs = _random_observation(rng, ref.state)
-                try:
-                    game.validate(obs)
-                except Exception:  # malformed: refused before the referee sees it
-                    continue
-                before = ref.snapshot()
-                said = ref.feed(obs)
-                if any(a.kind == "REJECT" for a in said):
-                    rejected += 1
-                    assert ref.snapshot() == before, f"seed {seed}: REJECT of {obs.short()} changed the state"
-                    continue
-                # Accepted by chance (a legal move): the hidden truth no longer matches, so
-                # this game stops here, after the checks.
-                accepted += 1
-                game.check_invariants(ref.state)
-                assert_conserved(ref.state)
-                break
-            for obs in sim.next_observations(ref.state):
-                said = ref.feed(obs)
-                assert not [a.text for a in said if a.kind == "REJECT"], obs.short()
-                assert_conserved(ref.state)
-    assert rejected > 300, rejected
+
+    def observation(rng: random.Random, ref: Referee) -> Observation | None:
+        obs = _random_observation(rng, ref.state)
+        try:
+            game.validate(obs)
+        except Exception:  # malformed: refused before the referee sees it
+            return None
+        return obs
+
+    def accepted(state: ShuffleState) -> None:  # a legal move by chance: checked, then stop
+        game.check_invariants(state)
+        assert_conserved(state)
+
+    count = play_with_probes(
+        game, range(1, 61), observation, 0.25, random.Random(7), when=lambda ref: ref.pending is None,
+        on_accepted=accepted, stop_on_accepted=True, after_each=assert_conserved,
+    )
+    assert count.rejected > 300, count
