@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from run_cardref import ROOT, cardref
+from run_cardref import render_game
 
 from vision.replay_eval import truth_detections
 
@@ -14,22 +14,7 @@ from vision.replay_eval import truth_detections
 @pytest.fixture(scope="session")
 def game_video(tmp_path_factory) -> Path:
     """``cardref render-game``: 14 observations of seed 11, 1280x720, 30 fps."""
-    out = tmp_path_factory.mktemp("game")
-    r = cardref(
-        "render-game",
-        "royal_family",
-        "--seed",
-        "11",
-        "--out",
-        str(out),
-        "--max-moves",
-        "14",
-        "--recipe",
-        str(ROOT / "datasets/recipes/holdout.yaml"),
-        "--quiet",
-    )
-    assert r.returncode == 0, r.stderr
-    return out
+    return render_game(tmp_path_factory.mktemp("game"), 11, 14)
 
 
 @pytest.fixture(scope="session")

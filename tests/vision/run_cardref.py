@@ -17,3 +17,21 @@ def cardref(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
         cwd=ROOT,
         input=stdin,
     )
+
+
+def render_game(out: Path, seed: int, moves: int, *extra: str) -> Path:
+    """``cardref render-game royal_family`` with the held-out card designs; returns ``out``."""
+    r = cardref(
+        "render-game", "royal_family", "--seed", str(seed), "--out", str(out), "--max-moves", str(moves),
+        "--recipe", str(ROOT / "datasets/recipes/holdout.yaml"), "--quiet", *extra,
+    )
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def replay(game: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
+    """``cardref replay`` of a rendered game's video, the players' answers taken from its log."""
+    return cardref(
+        "replay", str(game / "video.mp4"), "--game", "royal_family", "--out", str(out),
+        "--answers", str(game / "observations.jsonl"), "--quiet", *extra,
+    )

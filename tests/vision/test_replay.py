@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import cv2
-from run_cardref import cardref
+from run_cardref import cardref, replay
 
 from vision.replay_eval import score_replay
 
@@ -15,19 +15,7 @@ from vision.replay_eval import score_replay
 def test_replay_of_true_detections_recovers_every_observation(game_video, true_detections, tmp_path):
     dets = true_detections
     out = tmp_path / "replay"
-    r = cardref(
-        "replay",
-        str(game_video / "video.mp4"),
-        "--game",
-        "royal_family",
-        "--out",
-        str(out),
-        "--detections",
-        str(dets),
-        "--answers",
-        str(game_video / "observations.jsonl"),
-        "--quiet",
-    )
+    r = replay(game_video, out, "--detections", str(dets))
     assert r.returncode == 0, r.stderr
     score = score_replay(game_video, out)
     assert score.true_moves == 14 and score.recovered == 1.0, score
@@ -51,20 +39,7 @@ def test_rules_rerun_from_recorded_detections_give_the_same_events(game_video, t
     for name, source in (("first", dets), ("second", None)):
         out = tmp_path / name
         detections = str(source) if source else str(tmp_path / "first" / "detections.jsonl")
-        r = cardref(
-            "replay",
-            str(game_video / "video.mp4"),
-            "--game",
-            "royal_family",
-            "--out",
-            str(out),
-            "--detections",
-            detections,
-            "--answers",
-            str(game_video / "observations.jsonl"),
-            "--no-video",
-            "--quiet",
-        )
+        r = replay(game_video, out, "--detections", detections, "--no-video")
         assert r.returncode == 0, r.stderr
         runs.append(
             [(e["frame"], e["kind"], e["text"]) for e in map(json.loads, (out / "events.jsonl").open())]
@@ -74,18 +49,7 @@ def test_rules_rerun_from_recorded_detections_give_the_same_events(game_video, t
 
 def test_replay_through_the_shipped_detector(game_video, tmp_path):
     out = tmp_path / "model"
-    r = cardref(
-        "replay",
-        str(game_video / "video.mp4"),
-        "--game",
-        "royal_family",
-        "--out",
-        str(out),
-        "--answers",
-        str(game_video / "observations.jsonl"),
-        "--no-video",
-        "--quiet",
-    )
+    r = replay(game_video, out, "--no-video")
     assert r.returncode == 0, r.stderr
     score = score_replay(game_video, out)
     # A floor under the shipped model as measured (7 of 14 observations in order, no wrong

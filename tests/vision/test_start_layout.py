@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from run_cardref import ROOT, cardref
+from run_cardref import cardref, render_game, replay
 
 from vision.calibration import Calibration
 from vision.layout import load_layout
@@ -21,23 +21,7 @@ LAYOUT = load_layout("royal_family")
 
 @pytest.fixture(scope="module")
 def felt_game(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("felt")
-    r = cardref(
-        "render-game",
-        "royal_family",
-        "--seed",
-        "104",
-        "--out",
-        str(out),
-        "--max-moves",
-        "6",
-        "--recipe",
-        str(ROOT / "datasets/recipes/holdout.yaml"),
-        "--no-mat",
-        "--quiet",
-    )
-    assert r.returncode == 0, r.stderr
-    return out
+    return render_game(tmp_path_factory.mktemp("felt"), 104, 6, "--no-mat")
 
 
 def true_homography(game: Path, frame: int) -> np.ndarray:
@@ -72,18 +56,7 @@ def test_calibrate_from_the_start_cards_puts_every_zone_within_its_margin(felt_g
 
 def test_replay_without_a_mat_calibrates_from_the_cards_and_referees(felt_game, tmp_path):
     out = tmp_path / "replay"
-    r = cardref(
-        "replay",
-        str(felt_game / "video.mp4"),
-        "--game",
-        "royal_family",
-        "--out",
-        str(out),
-        "--answers",
-        str(felt_game / "observations.jsonl"),
-        "--no-video",
-        "--quiet",
-    )
+    r = replay(felt_game, out, "--no-video")
     assert r.returncode == 0, r.stderr
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     calibrated = [e for e in events if e["kind"] == "calibrated"]
@@ -93,19 +66,6 @@ def test_replay_without_a_mat_calibrates_from_the_cards_and_referees(felt_game, 
     assert score.recovered >= 5 / 6 and score.wrong_scored == [], score
     # The calibrating frame's detections are recorded too: the rules re-run without the model.
     again = tmp_path / "again"
-    r = cardref(
-        "replay",
-        str(felt_game / "video.mp4"),
-        "--game",
-        "royal_family",
-        "--out",
-        str(again),
-        "--answers",
-        str(felt_game / "observations.jsonl"),
-        "--no-video",
-        "--quiet",
-        "--detections",
-        str(out / "detections.jsonl"),
-    )
+    r = replay(felt_game, again, "--no-video", "--detections", str(out / "detections.jsonl"))
     assert r.returncode == 0, r.stderr
     assert (again / "observations.jsonl").read_text() == (out / "observations.jsonl").read_text()
