@@ -54,12 +54,14 @@ def describe(source: str) -> str:
     raise CardrefError(f"{source}: not a camera index, a stream URL, a video file or a folder of images")
 
 
-def open_source(source: str, fps: float | None = None, **live_options) -> FrameSource:
+def open_source(source: str, fps: float | None = None, realtime: bool = False, **live_options) -> FrameSource:
+    """The source a command-line value names. ``realtime``: a video file is played at its own
+    speed, dropping frames when the consumer falls behind, as a webcam would deliver it."""
     kind = describe(source)
     if kind in ("camera", "stream"):
         return LiveSource(source, **live_options)
     if kind == "video":
-        return VideoSource(Path(source))
+        return PacedVideoSource(Path(source)) if realtime else VideoSource(Path(source))
     return ImageSource(Path(source), fps or 1.0)
 
 
@@ -104,6 +106,40 @@ class VideoSource(FrameSource):
 
     def close(self) -> None:
         self.cap.release()
+
+
+class PacedVideoSource(VideoSource):
+    """A recorded video delivered as a webcam delivers: frame ``i`` is ready ``i / fps`` seconds
+    after the start; a consumer that is ahead waits for it, one that is behind gets the newest
+    ready frame (the frames in between are dropped, as a camera's buffer would). Rehearses
+    live mode, and measures its latency, with a recorded game. ``dropped`` counts the frames
+    never delivered."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep):
+        super().__init__(path)
+        self.clock, self.sleep = clock, sleep
+        self.dropped = 0
+        self.started: float | None = None  # clock() when frame 0 was ready
+
+    def __iter__(self) -> Iterator[Frame]:
+        self.started = self.clock()
+        position = 0  # index of the next frame the decoder gives
+        while True:
+            ready = int((self.clock() - self.started) * self.fps)
+            while position < ready:  # behind: skip to the newest ready frame
+                if not self.cap.grab():
+                    return
+                position += 1
+                self.dropped += 1
+            ok, image = self.cap.read()
+            if not ok:
+                return
+            wait = position / self.fps - (self.clock() - self.started)
+            if wait > 0:  # ahead of the camera: the frame is not there yet
+                self.sleep(wait)
+            yield Frame(position, position / self.fps, image)
+            position += 1
 
 
 class ImageSource(FrameSource):

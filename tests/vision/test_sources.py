@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from referee.errors import CardrefError
-from vision.sources import Frame, LiveSource, Lost, open_source
+from vision.sources import Frame, LiveSource, Lost, PacedVideoSource, open_source
 
 
 def write_video(path, frames: int, size=(160, 120), fps=30) -> None:
@@ -24,6 +24,39 @@ def test_video_frames_have_video_time(tmp_path):
     frames = list(source)
     assert [f.index for f in frames] == list(range(12))
     assert frames[6].time == pytest.approx(6 / 24) and source.fps == pytest.approx(24)
+
+
+class FakeClock:
+    """A clock that a consumer's work (``spend``) and the source's waits (``sleep``) advance."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.slept = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+        self.slept += seconds
+
+
+def test_a_realtime_video_drops_frames_for_a_slow_consumer_and_waits_for_a_fast_one(tmp_path):
+    write_video(tmp_path / "v.mp4", 30, fps=10)
+    clock = FakeClock()
+    slow = PacedVideoSource(tmp_path / "v.mp4", clock=clock, sleep=clock.sleep)
+    got = []
+    for frame in slow:
+        got.append(frame)
+        clock.now += 0.25  # 2.5 frame times of work per frame
+    assert [f.index for f in got[:4]] == [0, 2, 5, 7] and slow.dropped == 30 - len(got)
+    decoded = [int(f.image[0, 0, 0]) for f in open_source(str(tmp_path / "v.mp4"))]
+    assert [int(f.image[0, 0, 0]) for f in got] == [decoded[f.index] for f in got]  # the frame it says
+    assert clock.slept == 0.0
+    clock = FakeClock()
+    fast = PacedVideoSource(tmp_path / "v.mp4", clock=clock, sleep=clock.sleep)
+    assert [f.index for f in fast] == list(range(30)) and fast.dropped == 0
+    assert clock.slept == pytest.approx(2.9)  # waited for each frame: the last is ready at 2.9 s
 
 
 def test_image_folder_in_name_order(tmp_path):

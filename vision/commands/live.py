@@ -5,6 +5,7 @@ A window shows the camera with the zones, the cards read and the referee's lates
 or by typing ``answer 2`` / ``end_turn`` in the terminal. The game is written to ``--log`` as
 it goes; after a crash or a lost camera run the same command with ``--resume``. ``--speak``
 says the announcements aloud (espeak-ng), ``--quiet-routine`` only the ones that matter.
+``--camera game.mp4 --realtime`` rehearses with a recorded game delivered as a webcam would.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     )
     p.add_argument("game", choices=GAMES)
     p.add_argument("--camera", default="0", help="webcam index, stream URL, video file or image folder")
+    p.add_argument(
+        "--realtime", action="store_true",
+        help="a video file plays at its own speed, dropping frames when behind, as a webcam would",
+    )
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
     p.add_argument("--log", type=Path, help="game log (default: cardref-GAME.jsonl)")
     p.add_argument("--resume", action="store_true", help="continue the game in --log")
@@ -66,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import Frame, open_source
 
     game = game_from_args(args)
-    source = open_source(args.camera)  # before the model: a wrong source is the likelier mistake
+    # The source before the model: a wrong source is the likelier mistake.
+    source = open_source(args.camera, realtime=args.realtime)
     log = args.log or Path(f"cardref-{args.game}.jsonl")
     if log.exists() and log.stat().st_size and not args.resume:
         raise CardrefError(f"{log}: a game is already logged here (use --resume, or another --log)")

@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
                 )
     if camera.calibration is None:
         raise CardrefError(
-            f"{args.video}: never calibrated: the play mat's markers were not found (use --calibration FILE)"
+            f"{args.video}: never calibrated: no play mat markers, and the start layout's cards were not "
+            "found before the first move (use --calibration FILE)"
         )
     elapsed = time.perf_counter() - started
     summary = writer.finish(camera, elapsed)
