@@ -66,6 +66,7 @@ class Result:
     desync: str | None = None  # set when the table cannot be explained (announced once)
     why: list[Announcement] = field(default_factory=list)  # the referee's reason for a desync
     resynced: bool = False  # the table matches the game again after a desync
+    read_as: dict[str, str] = field(default_factory=dict)  # card fed -> the name the camera read
 
 
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
@@ -178,7 +179,7 @@ class EventInference:
         if plan is None:
             renamed = self._renamed_plan(seen)
             if renamed is not None:
-                changes, plan = renamed
+                changes, plan, result.read_as = renamed
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
@@ -203,9 +204,12 @@ class EventInference:
             self.desync, result.resynced = None, True
         return result
 
-    def _renamed_plan(self, seen: TableState) -> tuple[list[Change], list[Observation]] | None:
+    def _renamed_plan(
+        self, seen: TableState
+    ) -> tuple[list[Change], list[Observation], dict[str, str]] | None:
         """The changes and plan of the likeliest renaming of changed cards (each to one of its
-        other likely names) that the referee accepts throughout, or None."""
+        other likely names) that the referee accepts throughout, and each new name's reading;
+        or None."""
         expected = visible(self.layout, self.physical)
         changed = [
             (zone, name, alts)
@@ -228,7 +232,7 @@ class EventInference:
                 continue  # a name that is no card of this table would just be ignored
             plan = self._plan(changes) if changes else []
             if plan is not None:
-                return changes, plan
+                return changes, plan, {alt: name for _, name, alt, _ in combo}
         return None
 
     def _sync_hidden(self) -> None:

@@ -200,7 +200,14 @@ class CameraReferee:
         if result.desync:
             events.append(Event("desync", t, index, result.desync))
         for obs, notes in result.fed:
-            events.append(Event("observation", t, index, obs.short(), data=obs.to_json(), observation=obs))
+            data = obs.to_json()
+            card = str(obs.card) if obs.card is not None else None
+            p = self.table.likelihood.get((obs.dst, card)) if obs.dst else None
+            if p is not None:
+                data["name_p"] = round(p, 3)  # how sure the camera was of the name
+            if card in result.read_as:
+                data["read_as"] = result.read_as[card]  # the rules chose another likely name
+            events.append(Event("observation", t, index, obs.short(), data=data, observation=obs))
             events += [
                 Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes
             ]

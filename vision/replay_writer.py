@@ -19,6 +19,7 @@ from vision.report import FLAGGED, FLAGGED_ANNOUNCEMENTS, thumbnail, write_repor
 from vision.sources import Frame, VideoSource
 
 UNSURE_VOTE = 1.0  # a zone whose cards not every read agreed on is flagged
+UNSURE_NAME = 0.5  # a move whose card the detector named with less probability is flagged
 
 
 class ReplayWriter:
@@ -43,6 +44,8 @@ class ReplayWriter:
             "asks": 0,
             "frames": 0,
             "reads": 0,
+            "unsure_names": 0,  # moves whose card the detector named with probability < 0.5
+            "named_by_rules": 0,  # moves whose card the rules named from the likely names
         }
         self.written_detections = 0
         self.result: str | None = None
@@ -67,8 +70,15 @@ class ReplayWriter:
 
     def _count(self, e: Event, frame: Frame | None) -> None:
         flag = e.kind in FLAGGED
+        text = e.text
         if e.kind == "observation":
             self.counts["observations"] += 1
+            if "read_as" in e.data:
+                flag, text = True, f"{text} (read as {e.data['read_as']}; the rules chose this name)"
+                self.counts["named_by_rules"] += 1
+            elif e.data.get("name_p", 1.0) < UNSURE_NAME:
+                flag, text = True, f"{text} (name unsure: probability {e.data['name_p']:.2f})"
+                self.counts["unsure_names"] += 1
         elif e.kind == "read":
             self.counts["reads"] += 1
             return
@@ -90,7 +100,7 @@ class ReplayWriter:
             self.recent = (self.recent + [(e.kind, e.text)])[-3:]
         kind = e.announcement.kind if e.announcement is not None else e.kind
         thumb = thumbnail(frame.image) if frame is not None and e.kind in ("observation", "desync") else ""
-        self.rows.append({"time": e.time, "kind": kind, "text": e.text, "flag": flag, "thumb": thumb})
+        self.rows.append({"time": e.time, "kind": kind, "text": text, "flag": flag, "thumb": thumb})
 
     def _annotate(self, frame: Frame, camera: CameraReferee | None):
         image = frame.image.copy()

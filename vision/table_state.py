@@ -42,6 +42,8 @@ class TableState:
     # (zone, name) -> the card's other likely names, likeliest first: event inference tries
     # them when the rules cannot explain the table with the likeliest names
     alternatives: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    # (zone, name) -> the detector's probability of that name, when it gave probabilities
+    likelihood: dict[tuple[str, str], float] = field(default_factory=dict)
 
     def zone_of(self, name: str) -> list[str]:
         return [z for z, names in self.cards.items() if name in names]
@@ -155,6 +157,8 @@ def read_table(seen: list[SeenCard]) -> TableState:
             state.loose.append(s.name)
             continue
         state.cards.setdefault(s.zone, []).append(s.name)
+        if s.probs is not None:
+            state.likelihood[(s.zone, s.name)] = float(s.probs[CLASSES.index(s.name)])
         if others[id(s)]:
             state.alternatives[(s.zone, s.name)] = others[id(s)]
     return state

@@ -57,6 +57,16 @@ def test_replay_through_the_shipped_detector(game_video, tmp_path):
     # right. The target (99 %) is the detector issue's.
     assert score.recovered >= 0.4, score
     assert score.wrong_scored == [], score
+    # A move to where the camera sees the card says how sure it was of the card's name (a move
+    # to the face-down discard pile cannot); the unsure ones are flagged in the report.
+    moves = [e for e in map(json.loads, (out / "events.jsonl").open()) if e["kind"] == "observation"]
+    named = [e["data"]["name_p"] for e in moves if "name_p" in e["data"]]
+    assert len(named) >= len(moves) / 2 and all(0 < p <= 1 for p in named)
+    summary = json.loads((out / "summary.json").read_text())
+    unsure = [e for e in moves if e["data"].get("name_p", 1) < 0.5 and "read_as" not in e["data"]]
+    assert summary["unsure_names"] == len(unsure)
+    report = (out / "report.html").read_text()
+    assert report.count("name unsure: probability") == len(unsure)
 
 
 def test_replay_names_a_missing_video(tmp_path):
