@@ -28,17 +28,8 @@ from referee.games import load_game  # noqa: E402
 from vision.commands.replay import model_detector, read_answers  # noqa: E402
 from vision.layout import load_layout  # noqa: E402
 from vision.pipeline import CameraReferee, Settings  # noqa: E402
-from vision.replay_eval import read_jsonl  # noqa: E402
+from vision.replay_eval import latencies, settled_times  # noqa: E402
 from vision.sources import PacedVideoSource  # noqa: E402
-
-
-def settled_times(game: Path) -> list[float]:
-    """Video time of the first settled frame after each true observation (1, 2, ...)."""
-    first: dict[int, float] = {}
-    for row in read_jsonl(game / "labels.jsonl"):
-        if row["phase"] == "settled" and row["obs"] > 0:
-            first.setdefault(row["obs"], row["t"])
-    return [first[k] for k in sorted(first)]
 
 
 def run_live(game: Path, reads: int, detect) -> dict:
@@ -57,18 +48,14 @@ def run_live(game: Path, reads: int, detect) -> dict:
             events = camera.answer(answers.pop(0), frame.index, frame.time)
             seen += [time.monotonic() - source.started for e in events if e.kind == "observation"]
     source.close()
-    latencies = []
-    for t in settled_times(game):
-        later = [s for s in seen if s >= t]
-        if later:
-            latencies.append(later[0] - t)
+    lat = latencies(settled_times(game), seen)
     return {
         "frames": source.frame_count,
         "dropped": source.dropped,
         "observations": len(seen),
-        "latency_median_s": round(statistics.median(latencies), 3) if latencies else None,
-        "latency_p90_s": round(sorted(latencies)[int(0.9 * (len(latencies) - 1))], 3) if latencies else None,
-        "latency_max_s": round(max(latencies), 3) if latencies else None,
+        "latency_median_s": round(statistics.median(lat), 3) if lat else None,
+        "latency_p90_s": round(sorted(lat)[int(0.9 * (len(lat) - 1))], 3) if lat else None,
+        "latency_max_s": round(max(lat), 3) if lat else None,
     }
 
 

@@ -23,7 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.replay_eval import read_jsonl, score_replay, truth_detections  # noqa: E402
+from vision.replay_eval import (  # noqa: E402
+    latencies,
+    read_jsonl,
+    score_replay,
+    settled_times,
+    truth_detections,
+)
 
 
 def cardref(*args: str) -> None:
@@ -32,21 +38,11 @@ def cardref(*args: str) -> None:
     )
 
 
-def latencies(render_dir: Path, replay_dir: Path) -> list[float]:
+def replay_latencies(render_dir: Path, replay_dir: Path) -> list[float]:
     """Video seconds from the first settled frame after each true move to the first camera
     observation of that move."""
-    settled_at: dict[int, float] = {}
-    for row in read_jsonl(render_dir / "labels.jsonl"):
-        if row["phase"] == "settled" and row["obs"] > 0:
-            settled_at.setdefault(row["obs"], row["t"])
     seen = [e["t"] for e in read_jsonl(replay_dir / "events.jsonl") if e["kind"] == "observation"]
-    starts = [settled_at[k] for k in sorted(settled_at)]
-    out = []
-    for s in starts:
-        later = [t for t in seen if t >= s]
-        if later:
-            out.append(later[0] - s)
-    return out
+    return latencies(settled_times(render_dir), seen)
 
 
 def main() -> int:
@@ -97,7 +93,7 @@ def main() -> int:
             wall = time.perf_counter() - t0
             summary = json.loads((out / "summary.json").read_text())
             score = score_replay(game, out)
-            lat = latencies(game, out)
+            lat = replay_latencies(game, out)
             rows.append(
                 {
                     "seed": seed,

@@ -210,11 +210,11 @@ class EventInference:
         """The changes and plan of the likeliest renaming of changed cards (each to one of its
         other likely names) that the referee accepts throughout, and each new name's reading;
         or None."""
-        expected = visible(self.layout, self.physical)
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
         changed = [
             (zone, name, alts)
             for (zone, name), alts in seen.alternatives.items()
-            if seen_counts(seen)[(zone, name)] > expected[(zone, name)]
+            if now[(zone, name)] > expected[(zone, name)]
         ]
         options = [[(z, n, alt, rank) for rank, alt in enumerate(alts, 1)] for z, n, alts in changed]
         tries: list[tuple[int, tuple]] = []

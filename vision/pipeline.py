@@ -171,11 +171,10 @@ class CameraReferee:
             if not self.settings.calibrate_from_cards or t - self.last_card_try < CARD_TRY_EVERY_S:
                 return []
             self.last_card_try = t
-            start = start_cards(self.layout, self.referee.state.zones)
-            if self.referee.history or not start:
+            start = {} if self.referee.history else start_cards(self.layout, self.referee.state.zones)
+            if not start:
                 return []
-            det = self.detect(image, index)
-            self.detections_log.append(detections_record(index, t, det[det.found >= self.settings.conf]))
+            det = self._detect(index, t, image)
             try:
                 self.calibration = from_start_cards(image, det, self.layout, start, source=f"frame {index}")
             except CardrefError:
@@ -184,10 +183,15 @@ class CameraReferee:
         error = self.calibration.error_px
         return [Event("calibrated", t, index, f"calibrated from {how} (error {error:.2f} px)")]
 
-    def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:
+    def _detect(self, index: int, t: float, image: np.ndarray) -> Detections:
+        """The cards surely there in this frame, logged for ``--detections`` re-runs."""
         det = self.detect(image, index)
         det = det[det.found >= self.settings.conf]
         self.detections_log.append(detections_record(index, t, det))
+        return det
+
+    def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:
+        det = self._detect(index, t, image)
         assert self.calibration is not None
         return place(det, self.calibration, self.layout)
 

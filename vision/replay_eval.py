@@ -80,3 +80,23 @@ def score_replay(render_dir: Path, replay_dir: Path) -> ReplayScore:
     wrong = [t for t in got_scored if t not in true_scored]
     missed = [t for t in true_scored if t not in got_scored]
     return ReplayScore(len(truth), len(got), lcs(truth, got), wrong, missed)
+
+
+def settled_times(render_dir: Path) -> list[float]:
+    """Video time of the first settled frame after each true observation of a rendered game,
+    in observation order: when the table had just settled after that move."""
+    first: dict[int, float] = {}
+    for row in read_jsonl(render_dir / "labels.jsonl"):
+        if row["phase"] == "settled" and row["obs"] > 0:
+            first.setdefault(row["obs"], row["t"])
+    return [first[k] for k in sorted(first)]
+
+
+def latencies(settled: list[float], seen: list[float]) -> list[float]:
+    """For each settled time, how long until the first observation seen at or after it."""
+    out = []
+    for s in settled:
+        later = [t for t in seen if t >= s]
+        if later:
+            out.append(later[0] - s)
+    return out

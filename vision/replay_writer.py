@@ -8,13 +8,10 @@ import json
 from pathlib import Path
 
 import cv2
-import numpy as np
 
-from referee.cards import CLASS_ID
-from vision.detector.detections import Detections
 from vision.layout import Layout
 from vision.overlay import draw_detections, draw_panel, draw_zones
-from vision.pipeline import CameraReferee, Event
+from vision.pipeline import CameraReferee, Event, detections_from_record
 from vision.report import FLAGGED, FLAGGED_ANNOUNCEMENTS, thumbnail, write_report, write_srt
 from vision.sources import Frame, VideoSource
 
@@ -107,15 +104,7 @@ class ReplayWriter:
         if camera is not None and camera.calibration is not None:
             draw_zones(image, camera.calibration, self.layout)
             if camera.detections_log and camera.detections_log[-1]["frame"] == frame.index:
-                d = camera.detections_log[-1]
-                draw_detections(
-                    image,
-                    Detections(
-                        np.array(d["xyxy"], np.float32).reshape(-1, 4),
-                        np.array(d["confidence"], np.float32),
-                        np.array([CLASS_ID[c] for c in d["class"]], np.int64),
-                    ),
-                )
+                draw_detections(image, detections_from_record(camera.detections_log[-1]))
         draw_panel(image, self.status, self.recent)
         return image
 

@@ -103,11 +103,12 @@ def from_start_cards(
     table_pts, image_pts = [], []
     for zone, box in zip(zones, boxes, strict=True):
         outline = card_outline(image, box)
-        predicted = _transform(guess, card_corners_cm(layout, zone))
+        corners_cm = card_corners_cm(layout, zone)
+        predicted = _transform(guess, corners_cm)
         # Each table corner takes the outline corner nearest to where the guess puts it.
         dist = np.linalg.norm(predicted[:, None, :] - outline[None, :, :], axis=2)
         for i, j in enumerate(_assign(dist)):
-            table_pts.append(card_corners_cm(layout, zone)[i])
+            table_pts.append(corners_cm[i])
             image_pts.append(outline[j])
     H, err = fit_affine(np.array(table_pts), np.array(image_pts))
     card_px = float(np.median(boxes[:, 3] - boxes[:, 1]))

@@ -73,7 +73,8 @@ def zone_for(layout: Layout, x: float, y: float, landscape: bool) -> str | None:
 
 def on_marker(layout: Layout, x: float, y: float) -> bool:
     """Is table point (x, y) on one of the mat's printed markers? A black-and-white square
-    the size of a card is what the finder most often takes for one."""
+    the size of a card is what the finder most often takes for one. (Collection, which may
+    have no calibration, finds the markers in the image instead: ``calibration.without_markers``.)"""
     return any(
         abs(x - m.center[0]) <= m.size_cm * 0.75 and abs(y - m.center[1]) <= m.size_cm * 0.75
         for m in layout.markers
