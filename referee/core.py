@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar
 
-from referee.announcements import Announcement, ask, reject
-from referee.cards import Card
+from referee.announcements import Announcement, ask, reject, state_change
+from referee.cards import Card, CardError
 from referee.config import GameConfig
 from referee.errors import IllegalMove, ObservationError
 from referee.observations import Observation
@@ -220,15 +220,83 @@ class Referee:
         self.log = log
         self.history: list[Move] = []
         self.observations = 0
+        # Every observation fed (a rename rewrites it), and whether each was accepted: what a
+        # rename re-reads the game from.
+        self.fed: list[Observation] = []
+        self.accepted: list[bool] = []
+
+    def __deepcopy__(self, memo: dict) -> Referee:
+        """Trial copies (event inference makes many): the fed list holds immutable
+        observations, so a shallow copy of it is enough."""
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            shallow = key in ("fed", "accepted")
+            setattr(new, key, list(value) if shallow else copy.deepcopy(value, memo))
+        return new
 
     def start(self) -> list[Announcement]:
         return self.game.start_announcements(self.state)
 
     def feed(self, obs: Observation, loc: str = "") -> list[Announcement]:
-        self.game.validate(obs, loc)
+        if obs.type == "rename":
+            new, at = self._check_rename(obs, loc)
+        else:
+            self.game.validate(obs, loc)
         if self.log is not None:
             self.log.append(obs)
         self.observations += 1
+        if obs.type == "rename":
+            return self._rename(obs.card, new, at)
+        notes = self._feed(obs)
+        self.fed.append(obs)
+        self.accepted.append(not any(a.kind == "REJECT" for a in notes))
+        return notes
+
+    def _check_rename(self, obs: Observation, loc: str) -> tuple[Card, int]:
+        prefix = f"{loc}: " if loc else ""
+        if obs.card is None:
+            raise ObservationError(f"{prefix}field 'card': missing (a rename needs card, as)")
+        try:
+            new = Card.parse(str(obs.data.get("as")))
+        except CardError as e:
+            raise ObservationError(f"{prefix}field 'as': {e}") from None
+        at = obs.data.get("at", 0)
+        if not isinstance(at, int) or at < 0:
+            raise ObservationError(f"{prefix}field 'at': expected an observation index >= 0, got {at!r}")
+        return new, at
+
+    def _rename(self, old: Card, new: Card, at: int) -> list[Announcement]:
+        """The card fed as ``old`` from observation ``at`` on was ``new`` (the camera misread
+        it and read it right later): re-read the game from the start with the new name. Refused,
+        changing nothing, if a move accepted before is not accepted with the new name."""
+        fixed = [
+            dataclasses.replace(o, card=new) if i >= at and o.card == old else o
+            for i, o in enumerate(self.fed)
+        ]
+        if fixed == self.fed:
+            return [reject(f"Nothing was fed as {old} since observation {at}")]
+        again = Referee(self.game)
+        for i, (obs, was) in enumerate(zip(fixed, self.accepted, strict=True)):
+            notes = again.feed(obs)
+            refused = next((a for a in notes if a.kind == "REJECT"), None)
+            if was and refused is not None:
+                return [
+                    reject(f"{old} cannot have been {new}: {obs.short()} (observation {i}): {refused.text}")
+                ]
+        self.state, self.pending, self.history = again.state, again.pending, again.history
+        self.fed, self.accepted = again.fed, again.accepted
+        return [
+            state_change(
+                f"{old} was {new}: the game is re-read with that name",
+                event="Renamed",
+                card=str(old),
+                renamed=str(new),
+                at=at,
+            )
+        ]
+
+    def _feed(self, obs: Observation) -> list[Announcement]:
         if self.game.is_terminal(self.state):
             return [reject("The game is over", observation=obs.to_json())]
         if self.pending is not None:
@@ -303,9 +371,7 @@ class Referee:
         pending = None
         if self.pending:
             pending = {"question": self.pending.question, "labels": self.pending.labels}
-        return json.dumps(
-            {"state": json.loads(state_json(self.state)), "pending": pending}, sort_keys=True
-        )
+        return json.dumps({"state": json.loads(state_json(self.state)), "pending": pending}, sort_keys=True)
 
 
 def run_observations(

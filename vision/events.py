@@ -13,7 +13,10 @@ observations for the referee:
   clean-up it asked for;
 - the referee's legal moves decide between those readings and the order of several changes,
   and, when the likeliest names explain nothing, between the other names the detector found
-  likely for a card that changed (a king it half took for a queen).
+  likely for a card that changed (a king it half took for a queen);
+- a card drawn and named unsurely that is later read surely as another card still unseen is
+  renamed (a ``rename`` observation: the referee re-reads the game with the right name), when
+  the rules accept the game and the table with it.
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
@@ -36,6 +39,8 @@ from vision.table_state import TableState, copies_of
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
 MAX_RENAMED = 2  # cards whose other likely names are tried together
 MAX_RENAMINGS = 24  # renamings tried per table state, likeliest first
+UNSURE_NAMING = 0.6  # a card named with less probability than this may be renamed later
+MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest first
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,15 @@ class Change:
         return f"{self.card} {srcs} -> {dsts}"
 
 
+@dataclass(frozen=True)
+class Naming:
+    """Where the camera first named a card that came out of hiding: the referee's index of
+    that observation, and the probability the detector gave the name."""
+
+    at: int
+    p: float
+
+
 @dataclass
 class Result:
     fed: list[tuple[Observation, list[Announcement]]] = field(default_factory=list)
@@ -67,6 +81,7 @@ class Result:
     why: list[Announcement] = field(default_factory=list)  # the referee's reason for a desync
     resynced: bool = False  # the table matches the game again after a desync
     read_as: dict[str, str] = field(default_factory=dict)  # card fed -> the name the camera read
+    seq: list[int | None] = field(default_factory=list)  # each fed observation's index in referee.fed
 
 
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
@@ -110,6 +125,7 @@ class EventInference:
         # more often than back into the draw pile: try that last.
         self.hidden_zones = tuple(sorted(hidden, key=lambda z: z.startswith("draw")))
         self.desync: str | None = None
+        self.named: dict[str, Naming] = {}  # cards the camera named as they came into view
 
     # ---- what changed ------------------------------------------------------------------
     def changes(self, seen: TableState) -> list[Change]:
@@ -176,7 +192,16 @@ class EventInference:
         result = Result()
         changes = self.changes(seen)
         plan = self._plan(changes) if changes else []
-        if plan is None:
+        # A card named unsurely, read surely as another now: the rename wins when the rules
+        # then explain the table in fewer moves (or only then), and it beats a name the
+        # detector found less likely than its first choice now.
+        correction = self._corrected_plan(seen)
+        if correction is not None and (plan is None or len(correction[3]) < len(plan)):
+            rename, self.physical, changes, plan, p = correction
+            result.fed.append((rename, self.referee.feed(rename)))
+            result.seq.append(None)
+            self.named[str(rename.data["as"])] = Naming(self.named.pop(str(rename.card)).at, p)
+        elif plan is None:
             renamed = self._renamed_plan(seen)
             if renamed is not None:
                 changes, plan, result.read_as = renamed
@@ -184,8 +209,11 @@ class EventInference:
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
         for obs in plan:
+            seq = len(self.referee.fed)
             notes = self.referee.feed(obs)
             result.fed.append((obs, notes))
+            result.seq.append(seq)
+            self._remember_naming(obs, seq, seen)
             self._move(obs)
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
@@ -203,6 +231,52 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _remember_naming(self, obs: Observation, seq: int, seen: TableState) -> None:
+        if obs.type != "move" or obs.src not in self.hidden_zones or obs.dst in self.hidden_zones:
+            return
+        card = str(obs.card)
+        if card not in self.named:
+            self.named[card] = Naming(seq, seen.likelihood.get((obs.dst, card), 1.0))
+
+    def _corrected_plan(
+        self, seen: TableState
+    ) -> tuple[Observation, dict[str, list[Card]], list[Change], list[Observation], float] | None:
+        """A card named unsurely when it came into view, gone from where it lay, while a card
+        the game has not shown yet appears: the camera may have misread the first. The likeliest
+        such rename the referee accepts, with which the table is explained: the rename, the
+        physical table, the changes and plan after it, and the new name's probability."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
+        gone = {n for (_, n), k in (expected - now).items() if k > 0}
+        in_view = {n for (_, n), k in expected.items() if k > 0}
+        options = []
+        for old in gone:
+            naming = self.named.get(old)
+            if naming is None or naming.p >= UNSURE_NAMING:
+                continue
+            for zone, new in appeared:
+                p = seen.likelihood.get((zone, new), 1.0)
+                if new != old and new not in in_view and new not in self.named and p > naming.p:
+                    options.append((p - naming.p, old, new, naming.at, p))
+        for _, old, new, at, p in sorted(options, reverse=True)[:MAX_CORRECTIONS]:
+            rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
+            trial = self._trial()
+            if any(a.kind == "REJECT" for a in trial.feed(rename)):
+                continue
+            # The card fed as ``old`` is ``new``, so the ``new`` the game thought hidden is ``old``.
+            swap = {old: Card.parse(new), new: Card.parse(old)}
+            physical = {z: [swap.get(str(c), c) for c in cs] for z, cs in self.physical.items()}
+            kept = self.referee, self.physical
+            self.referee, self.physical = trial, physical
+            try:
+                changes = self.changes(seen)
+                plan = self._plan(changes) if changes else []
+            finally:
+                self.referee, self.physical = kept
+            if plan is not None:
+                return rename, physical, changes, plan, p
+        return None
 
     def _renamed_plan(
         self, seen: TableState

@@ -203,8 +203,10 @@ class CameraReferee:
             events.append(Event("resync", t, index, "the table matches the game again"))
         if result.desync:
             events.append(Event("desync", t, index, result.desync))
-        for obs, notes in result.fed:
+        for (obs, notes), seq in zip(result.fed, result.seq, strict=True):
             data = obs.to_json()
+            if seq is not None:
+                data["seq"] = seq  # the referee's index of it, which a later rename refers to
             card = str(obs.card) if obs.card is not None else None
             p = self.table.likelihood.get((obs.dst, card)) if obs.dst else None
             if p is not None:

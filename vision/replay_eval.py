@@ -62,17 +62,32 @@ class ReplayScore:
         return {**asdict(self), "recovered": round(self.recovered, 4)}
 
 
-def score_replay(render_dir: Path, replay_dir: Path) -> ReplayScore:
-    def key(o: dict) -> str:
-        return f"{o.get('card')} {o.get('from')} -> {o.get('to')}"
+def key(o: dict) -> str:
+    return f"{o.get('card')} {o.get('from')} -> {o.get('to')}"
 
+
+def final_moves(events: list[dict]) -> list[str]:
+    """The moves a replay fed the referee, as the referee ended up reading them: a ``rename``
+    (a card misread when it was drawn, read right later) renames that card in the moves fed
+    from its index ``at`` on."""
+    moves: list[tuple[int | None, dict]] = []
+    for e in events:
+        if e["kind"] != "observation":
+            continue
+        data = e["data"]
+        if data.get("type", "move") == "move":
+            moves.append((data.get("seq"), dict(data)))
+        elif data["type"] == "rename":
+            for seq, move in moves:
+                if seq is not None and seq >= data.get("at", 0) and move["card"] == data["card"]:
+                    move["card"] = data["as"]
+    return [key(m) for _, m in moves]
+
+
+def score_replay(render_dir: Path, replay_dir: Path) -> ReplayScore:
     truth = [key(o) for o in read_jsonl(render_dir / "observations.jsonl") if o.get("type", "move") == "move"]
     events = read_jsonl(replay_dir / "events.jsonl")
-    got = [
-        key(e["data"])
-        for e in events
-        if e["kind"] == "observation" and e["data"].get("type", "move") == "move"
-    ]
+    got = final_moves(events)
     true_scored = [a["text"] for a in read_jsonl(render_dir / "announcements.jsonl") if a["kind"] in SCORED]
     got_scored = [
         e["data"]["text"] for e in events if e["kind"] == "announcement" and e["data"].get("kind") in SCORED

@@ -43,6 +43,7 @@ class ReplayWriter:
             "reads": 0,
             "unsure_names": 0,  # moves whose card the detector named with probability < 0.5
             "named_by_rules": 0,  # moves whose card the rules named from the likely names
+            "renamed": 0,  # cards misread when drawn, renamed when read right later
         }
         self.written_detections = 0
         self.result: str | None = None
@@ -68,7 +69,10 @@ class ReplayWriter:
     def _count(self, e: Event, frame: Frame | None) -> None:
         flag = e.kind in FLAGGED
         text = e.text
-        if e.kind == "observation":
+        if e.kind == "observation" and e.data.get("type") == "rename":
+            flag, text = True, f"{e.data['card']} was {e.data['as']}: misread when it came into view, renamed"
+            self.counts["renamed"] += 1
+        elif e.kind == "observation":
             self.counts["observations"] += 1
             if "read_as" in e.data:
                 flag, text = True, f"{text} (read as {e.data['read_as']}; the rules chose this name)"

@@ -4,6 +4,8 @@ observations must be the true ones, in order, leaving the referee in the same st
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from referee.core import Referee
@@ -41,9 +43,55 @@ def misread(view: TableState, moved: list[str], physical) -> int:
     return count
 
 
-def play(seed: int, per_turn: bool = False, max_obs: int = 400, misreads: list[int] | None = None):
+@dataclass
+class Misnaming:
+    """Drawn cards first seen by a wrong name the rules accept: one of ``decoys`` (cards that
+    stay in the draw pile all game), read unsurely; read right from the next settle on.
+    Only cards in ``shown`` are misnamed: they stay in view after their next move, so the
+    camera gets to read them right."""
+
+    shown: set[str]
+    decoys: list[str]
+    count: int = 0
+
+
+def misname_drawn(view: TableState, drawn: list[str], m: Misnaming) -> None:
+    for zone, names in view.cards.items():
+        for i, name in enumerate(names):
+            if name in drawn and name in m.shown and m.decoys:
+                m.shown.discard(name)
+                names[i] = decoy = m.decoys.pop()
+                view.likelihood[(zone, decoy)] = 0.3
+                m.count += 1
+
+
+def misnaming(seed: int, max_obs: int) -> Misnaming:
+    """From a first play of the game: the cards that stay in view after their next move once
+    drawn, and the cards never drawn."""
+    true_moves, *_ = play(seed, max_obs=max_obs)
+    hidden = {z.id for z in LAYOUT.zones.values() if z.offtable or z.face == "down"}
+    shown, drawn = set(), set()
+    for i, obs in enumerate(true_moves):
+        card = str(obs.card)
+        if obs.src == "draw_pile" and card not in drawn and card != "JK":  # two alike: not misnamed
+            drawn.add(card)
+            after = next((o for o in true_moves[i + 1 :] if str(o.card) == card), None)
+            if after is None or after.dst not in hidden:
+                shown.add(card)
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    return Misnaming(shown, sorted(deck - drawn - {"JK"}))
+
+
+def play(
+    seed: int,
+    per_turn: bool = False,
+    max_obs: int = 400,
+    misreads: list[int] | None = None,
+    misnamed: Misnaming | None = None,
+):
     """(true move observations a camera can see, inferred ones, truth referee, camera referee).
-    With ``misreads`` (a list to count into), cards that moved are first seen by wrong names."""
+    With ``misreads`` (a list to count into), cards that moved are first seen by wrong names;
+    with ``misnamed``, drawn cards are first seen by wrong names the rules accept."""
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     sim = simulator(truth.game, seed)
     inference = EventInference(camera, LAYOUT)
@@ -52,13 +100,17 @@ def play(seed: int, per_turn: bool = False, max_obs: int = 400, misreads: list[i
     unsettled = 0
 
     moved = []  # cards moved since the last settle
+    drawn: list[str] = []  # cards drawn into view since the last settle
 
     def settle():
         nonlocal unsettled
         view = camera_view(physical)
         if misreads is not None:
             misreads.append(misread(view, [str(c) for c in moved], physical))
+        if misnamed is not None:
+            misname_drawn(view, drawn, misnamed)
         moved.clear()
+        drawn.clear()
         result = inference.update(view)
         assert result.desync is None, result.desync
         inferred.extend(o for o, notes in result.fed if not any(a.kind == "REJECT" for a in notes))
@@ -82,6 +134,8 @@ def play(seed: int, per_turn: bool = False, max_obs: int = 400, misreads: list[i
                     true_moves.append(obs)  # a card slid out from under a pile into a face-down one is unseen
                 unsettled += 1
                 moved.append(obs.card)
+                if LAYOUT.zones[obs.src].face == "down":
+                    drawn.append(str(obs.card))
                 # The protocol: a card drawn face-down is shown until the table settles.
                 revealed = LAYOUT.zones[obs.src].face == "down"
                 if revealed or not per_turn:
@@ -119,4 +173,16 @@ def test_a_misread_card_takes_the_likely_name_the_rules_accept(seed):
     true_moves, inferred, truth, camera = play(seed, misreads=counted)
     assert sum(counted) > 10
     assert [o.to_json() for o in inferred] == [o.to_json() for o in true_moves]
+    assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize("seed", [9, 10])
+def test_a_drawn_card_misnamed_legally_is_renamed_when_read_right(seed):
+    m = misnaming(seed, max_obs=60)
+    true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
+    renames = [o for o in inferred if o.type == "rename"]
+    assert m.count > 5 and len(renames) == m.count
+    # The referee re-read the game with each right name: what it was fed is the truth.
+    fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
+    assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
     assert camera.snapshot() == truth.snapshot()

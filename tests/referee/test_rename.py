@@ -1,0 +1,82 @@
+"""The ``rename`` observation: a card the camera misnamed when it was drawn, read right later.
+The referee re-reads the whole game with the right name, or refuses and changes nothing.
+Checked on simulated Royal Family games against a referee fed the renamed game from the start."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from referee.cards import Card
+from referee.core import Referee
+from referee.errors import ObservationError
+from referee.gamelog import GameLog, read_log
+from referee.games import load_game, simulator
+from referee.observations import Observation, parse_short
+
+
+def simulated(seed: int, count: int) -> Referee:
+    ref = Referee(load_game("royal_family"))
+    sim = simulator(ref.game, seed)
+    while len(ref.fed) < count:
+        for obs in sim.next_observations(ref.state):
+            assert not any(a.kind == "REJECT" for a in ref.feed(obs))
+    return ref
+
+
+def renamed_from_start(ref: Referee, old: Card, new: Card, at: int) -> Referee:
+    again = Referee(ref.game)
+    for i, obs in enumerate(ref.fed):
+        again.feed(dataclasses.replace(obs, card=new) if i >= at and obs.card == old else obs)
+    return again
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_rename_re_reads_the_game_or_changes_nothing(seed):
+    ref = simulated(seed, 40)
+    drawn = [(i, o) for i, o in enumerate(ref.fed) if o.type == "move" and o.src == "draw_pile"]
+    unseen = [c for c in ref.state.zones["draw_pile"] if c != Card("JK")]
+    accepted = refused = 0
+    for at, obs in drawn[:8]:
+        for new in unseen[:6]:
+            trial = Referee(ref.game)
+            for o in ref.fed:
+                trial.feed(o)
+            before = trial.snapshot()
+            notes = trial.feed(Observation("rename", obs.card, data={"as": str(new), "at": at}))
+            again = renamed_from_start(ref, obs.card, new, at)
+            if notes[0].kind == "REJECT":
+                refused += 1
+                assert trial.snapshot() == before
+                assert not all(again.accepted[i] for i, ok in enumerate(ref.accepted) if ok)
+            else:
+                accepted += 1
+                assert notes[0].data["event"] == "Renamed"
+                assert trial.snapshot() == again.snapshot()
+                assert trial.fed == again.fed
+    assert accepted > 5 and refused > 0
+
+
+def test_a_rename_is_logged_and_a_resumed_game_re_reads_it(tmp_path):
+    ref = simulated(4, 30)
+    at, obs = next((i, o) for i, o in enumerate(ref.fed) if o.type == "move" and o.src == "draw_pile")
+    new = next(c for c in ref.state.zones["draw_pile"] if c != Card("JK"))
+    path = tmp_path / "game.jsonl"
+    logged = Referee(ref.game, log=GameLog(path, "royal_family", {}))
+    for o in ref.fed:
+        logged.feed(o)
+    assert logged.feed(parse_short(f"rename card={obs.card} as={new} at={at}"))[0].kind == "STATE"
+    resumed = Referee(ref.game)
+    for o in read_log(path).observations:
+        resumed.feed(o)
+    assert resumed.snapshot() == logged.snapshot() != ref.snapshot()
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [("rename as=QD", "card"), ("rename card=KD as=XX", "as"), ("rename card=KD as=QD at=-1", "at")],
+)
+def test_a_malformed_rename_names_the_field(line, field):
+    with pytest.raises(ObservationError, match=f"field '{field}'"):
+        Referee(load_game("royal_family")).feed(parse_short(line))
