@@ -56,7 +56,7 @@ def draw_panel(image: np.ndarray, status: str, lines: list[tuple[str, str]]) -> 
     rows = 1 + len(lines)
     top = h - 20 * rows - 8
     band = image[top:h]
-    band[:] = (band * 0.35 + np.array(PANEL) * 0.65).astype(np.uint8)
+    cv2.addWeighted(band, 0.35, np.full_like(band, PANEL), 0.65, 0, dst=band)
     cv2.putText(image, status, (8, top + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
     for i, (kind, text) in enumerate(lines, 1):
         colour = KIND_COLOUR.get(kind, (210, 210, 210))

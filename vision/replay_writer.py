@@ -5,10 +5,14 @@ HTML report at the end."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
+import numpy as np
 
+from vision.background import BackgroundWorker
+from vision.calibration import Calibration
 from vision.layout import Layout
 from vision.overlay import draw_detections, draw_panel, draw_zones
 from vision.pipeline import CameraReferee, Event, detections_from_record
@@ -17,6 +21,17 @@ from vision.sources import Frame, VideoSource
 
 UNSURE_VOTE = 1.0  # a zone whose cards not every read agreed on is flagged
 UNSURE_NAME = 0.5  # a move whose card the detector named with less probability is flagged
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """One annotated frame's content: the frame and what the referee knew at that moment."""
+
+    image: np.ndarray
+    calibration: Calibration | None
+    detections: dict | None  # this frame's detections record, when it was analysed
+    status: str
+    recent: list[tuple[str, str]]
 
 
 class ReplayWriter:
@@ -29,6 +44,8 @@ class ReplayWriter:
             self.video = cv2.VideoWriter(
                 str(out / "annotated.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), source.fps or 30.0, source.size
             )
+            # Annotating and encoding run on a second thread, beside decoding and detecting.
+            self.painter = BackgroundWorker(self._paint)
         self.srt: list[tuple[float, str]] = []
         self.rows: list[dict] = []
         self.recent: list[tuple[str, str]] = []
@@ -64,7 +81,7 @@ class ReplayWriter:
         if frame is not None:
             self.counts["frames"] += 1
             if self.video is not None:
-                self.video.write(self._annotate(frame, camera))
+                self.painter.put(self._overlay(frame, camera))
 
     def _count(self, e: Event, frame: Frame | None) -> None:
         flag = e.kind in FLAGGED
@@ -103,20 +120,32 @@ class ReplayWriter:
         thumb = thumbnail(frame.image) if frame is not None and e.kind in ("observation", "desync") else ""
         self.rows.append({"time": e.time, "kind": kind, "text": text, "flag": flag, "thumb": thumb})
 
-    def _annotate(self, frame: Frame, camera: CameraReferee | None):
-        image = frame.image.copy()
-        if camera is not None and camera.calibration is not None:
-            draw_zones(image, camera.calibration, self.layout)
-            if camera.detections_log and camera.detections_log[-1]["frame"] == frame.index:
-                draw_detections(image, detections_from_record(camera.detections_log[-1]))
-        draw_panel(image, self.status, self.recent)
-        return image
+    def _overlay(self, frame: Frame, camera: CameraReferee | None) -> Overlay:
+        """What the annotated frame shows, taken now (the painter thread draws it later)."""
+        calibration = camera.calibration if camera is not None else None
+        record = None
+        if camera is not None and camera.detections_log and camera.detections_log[-1]["frame"] == frame.index:
+            record = camera.detections_log[-1]
+        return Overlay(frame.image, calibration, record, self.status, list(self.recent))
+
+    def _paint(self, o: Overlay) -> None:
+        image = o.image.copy()
+        if o.calibration is not None:
+            draw_zones(image, o.calibration, self.layout)
+            if o.detections is not None:
+                draw_detections(image, detections_from_record(o.detections))
+        draw_panel(image, o.status, o.recent)
+        assert self.video is not None
+        self.video.write(image)
 
     def finish(self, camera: CameraReferee, elapsed: float) -> dict:
         self.events.close()
         self.detections.close()
         if self.video is not None:
-            self.video.release()
+            try:
+                self.painter.close()
+            finally:
+                self.video.release()
         write_srt(self.out / "announcements.srt", self.srt)
         video_s = self.counts["frames"] / (self.source.fps or 30.0)
         unsure = [z for z, c in (camera.table.confidence.items() if camera.table else []) if c < UNSURE_VOTE]

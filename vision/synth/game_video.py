@@ -11,8 +11,6 @@ over it frame by frame (see ``video_stage``).
 from __future__ import annotations
 
 import json
-import queue
-import threading
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -21,6 +19,7 @@ import cv2
 import numpy as np
 
 from referee.errors import CardrefError
+from vision.background import BackgroundWorker
 from vision.layout import Layout, load_layout
 from vision.synth.assets import Art, load_recipe
 from vision.synth.camera import Camera
@@ -61,38 +60,23 @@ class VideoSink:
             raise CardrefError(f"{self.path}: OpenCV cannot write an mp4v video here")
         self.labels = (out / "labels.jsonl").open("w", encoding="utf-8")
         self.frames = 0
-        self.error: Exception | None = None
-        self._queue: queue.Queue = queue.Queue(maxsize=8)
-        self._thread = threading.Thread(target=self._drain, daemon=True)
-        self._thread.start()
+        self._worker = BackgroundWorker(self._write)
 
-    def _drain(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            if self.error is not None:
-                continue  # keep emptying the queue so the drawing thread never blocks
-            shot, record = item
-            try:
-                self.writer.write(cv2.cvtColor(develop(shot), cv2.COLOR_RGB2BGR))
-                self.labels.write(json.dumps(record, separators=(",", ":")) + "\n")
-            except Exception as e:  # reported by put() and close() on the drawing thread
-                self.error = e
+    def _write(self, item: tuple[Shot, dict]) -> None:
+        shot, record = item
+        self.writer.write(cv2.cvtColor(develop(shot), cv2.COLOR_RGB2BGR))
+        self.labels.write(json.dumps(record, separators=(",", ":")) + "\n")
 
     def put(self, shot: Shot, record: dict) -> None:
-        if self.error is not None:
-            raise self.error
-        self._queue.put((shot, record))
+        self._worker.put((shot, record))
         self.frames += 1
 
     def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        self.writer.release()
-        self.labels.close()
-        if self.error is not None:
-            raise self.error
+        try:
+            self._worker.close()
+        finally:
+            self.writer.release()
+            self.labels.close()
 
 
 class GameFilm:
