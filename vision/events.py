@@ -113,6 +113,13 @@ def renamed(state: TableState, renames: list[tuple[str, str, str]]) -> TableStat
     return out
 
 
+def swapped(physical: dict[str, list[Card]], old: str, new: str) -> dict[str, list[Card]]:
+    """The physical table once the card known as ``old`` is known to be ``new``: the ``new``
+    the game thought hidden is then ``old``."""
+    swap = {old: Card.parse(new), new: Card.parse(old)}
+    return {z: [swap.get(str(c), c) for c in cs] for z, cs in physical.items()}
+
+
 class EventInference:
     """Feeds a referee from settled table states. ``physical`` starts as the referee's zones."""
 
@@ -264,9 +271,7 @@ class EventInference:
             trial = self._trial()
             if any(a.kind == "REJECT" for a in trial.feed(rename)):
                 continue
-            # The card fed as ``old`` is ``new``, so the ``new`` the game thought hidden is ``old``.
-            swap = {old: Card.parse(new), new: Card.parse(old)}
-            physical = {z: [swap.get(str(c), c) for c in cs] for z, cs in self.physical.items()}
+            physical = swapped(self.physical, old, new)
             kept = self.referee, self.physical
             self.referee, self.physical = trial, physical
             try:
@@ -409,5 +414,15 @@ class EventInference:
     def answer(self, obs: Observation) -> list[Announcement]:
         """An answer typed or keyed by a player (or a non-table observation such as end_turn)."""
         notes = self.referee.feed(obs)
+        if obs.type == "rename" and not any(a.kind == "REJECT" for a in notes):
+            self._swap_names(str(obs.card), str(obs.data["as"]))
         self._sync_hidden()
         return notes
+
+    def _swap_names(self, old: str, new: str) -> None:
+        """After a typed rename: the card on the table known as ``old`` is ``new``, and the
+        ``new`` the game thought hidden is ``old``."""
+        self.physical = swapped(self.physical, old, new)
+        naming = self.named.pop(old, None)
+        if naming is not None:
+            self.named[new] = Naming(naming.at, 1.0)

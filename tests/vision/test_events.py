@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 import pytest
 
+from referee.cards import Card
 from referee.core import Referee
 from referee.games import load_game, simulator
+from referee.observations import parse_short
 from vision.events import EventInference, visible
 from vision.layout import load_layout
 from vision.table_state import TableState
@@ -185,4 +187,28 @@ def test_a_drawn_card_misnamed_legally_is_renamed_when_read_right(seed):
     # The referee re-read the game with each right name: what it was fed is the truth.
     fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
     assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
+    assert camera.snapshot() == truth.snapshot()
+
+
+def test_a_surely_misread_card_is_put_right_by_a_typed_rename():
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    flop = next(o for o in simulator(truth.game, 11).next_observations(truth.state) if o.type == "move")
+    truth.feed(flop)
+    physical[flop.src].remove(flop.card)
+    physical[flop.dst].append(flop.card)
+    right = camera_view(physical)
+    wrong = camera_view(physical)
+    decoy = next(str(c) for c in physical["draw_pile"] if str(c) != "JK")
+    wrong.cards[flop.dst] = [decoy]
+    wrong.likelihood[(flop.dst, decoy)] = 0.9  # too sure to be second-guessed
+    assert [o.card for o, _ in inference.update(wrong).fed] == [Card.parse(decoy)]
+    # Read right later: no move explains it, the camera waits at a desync ...
+    assert inference.update(right).desync is not None
+    # ... until a player types the rename: the table then matches the game.
+    notes = inference.answer(parse_short(f"rename card={decoy} as={flop.card}"))
+    assert notes[0].kind == "STATE"
+    again = inference.update(right)
+    assert again.resynced and again.fed == []
     assert camera.snapshot() == truth.snapshot()

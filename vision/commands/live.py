@@ -2,7 +2,8 @@
 
 A window shows the camera with the zones, the cards read and the referee's latest words
 (``--headless``: terminal only). Answer a question (ASK) with the number keys in the window,
-or by typing ``answer 2`` / ``end_turn`` in the terminal. The game is written to ``--log`` as
+or by typing ``answer 2`` / ``end_turn`` in the terminal; a card the camera misread is put
+right by typing ``rename card=JS as=JC``. The game is written to ``--log`` as
 it goes; after a crash or a lost camera run the same command with ``--resume``. ``--speak``
 says the announcements aloud (espeak-ng), ``--quiet-routine`` only the ones that matter.
 ``--camera game.mp4 --realtime`` rehearses with a recorded game delivered as a webcam would.
