@@ -23,7 +23,7 @@ from vision.synth.camera import look_at
 from vision.synth.compose import Light, draw_cards, new_canvas
 from vision.synth.dataset import generate
 from vision.synth.labels import INDEX_VISIBLE, MIN_BOX_PX, MIN_VISIBLE, MIN_VISIBLE_WITH_INDEX, label_cards
-from vision.synth.render import render_sample
+from vision.synth.render import pick_scene, render_sample
 from vision.synth.scenes import Dealer
 
 pytestmark = pytest.mark.skipif(
@@ -38,10 +38,34 @@ def art() -> Art:
     return Art(load_recipe(RECIPE))
 
 
-@pytest.fixture(scope="module")
-def samples(art):
+@pytest.fixture(scope="module", params=["train", "train_printed"])
+def samples(request):
+    """Rendered samples of the training recipe, and of the one whose tables also carry
+    printed covers, flyers and notes (the labels must ignore those)."""
+    art = Art(load_recipe(f"datasets/recipes/{request.param}.yaml"))
     layout = load_layout("royal_family")
     return [render_sample(art, layout, 11, i, imgsz=480) for i in range(6)]
+
+
+def test_the_printed_recipe_puts_pictures_and_text_that_are_not_cards_on_the_tables():
+    art = Art(load_recipe("datasets/recipes/train_printed.yaml"))
+    layout = load_layout("royal_family")
+    printed = plain = 0
+    for i in range(20):
+        scene = pick_scene(np.random.default_rng([13, i]), art, layout)
+        for c in scene.clutter:
+            if c.texture is None:
+                plain += 1
+                continue
+            printed += 1
+            assert c.texture.dtype == np.uint8 and c.texture.std() > 5  # not a flat sheet
+    assert printed >= 10 and plain >= 1
+    plain_art = Art(load_recipe(RECIPE))
+    assert not any(
+        c.texture is not None
+        for i in range(20)
+        for c in pick_scene(np.random.default_rng([13, i]), plain_art, layout).clutter
+    )
 
 
 def test_each_labelled_box_is_the_tight_box_of_its_cards_pixels(samples):

@@ -63,6 +63,9 @@ def load_recipe(path: str | Path) -> Recipe:
         raise ConfigError(f"{p}: cannot read recipe: {e.strerror}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    if isinstance(data, dict) and "extends" in data:  # another recipe's decks, other options
+        base = load_recipe(str(data["extends"]))
+        data = {"decks": list(base.decks), **data, "options": {**base.options, **(data.get("options") or {})}}
     if not isinstance(data, dict) or not isinstance(data.get("decks"), list) or not data["decks"]:
         raise ConfigError(f"{p}: field 'decks': expected a non-empty list of deck names")
     return Recipe(
@@ -86,6 +89,7 @@ class Art:
                 f"{recipe.source}: field 'decks': not in the art cache: {', '.join(missing)} "
                 f"(available: {', '.join(sorted(decks))})"
             )
+        self.options = recipe.options  # rendering options of the recipe (printed_clutter)
         self.decks = [Deck(d, {c: tuple(v) for c, v in decks[d]["faces"].items()}) for d in recipe.decks]
         self.decks = [d for d in self.decks if d.faces]
         if not self.decks:

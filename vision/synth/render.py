@@ -68,12 +68,33 @@ def draw_clutter(canvas: Canvas, H: np.ndarray, items: list[Clutter], light: Lig
         pts = cv2.perspectiveTransform(c.polygon.reshape(-1, 1, 2), H).reshape(-1, 2)
         shadow = pts + np.array([light.dx, light.dy]) * 0.4 * ppc
         cv2.fillPoly(img, [np.round(shadow * 4).astype(np.int32)], (0, 0, 0), cv2.LINE_AA, shift=2)
+        if c.texture is not None:
+            draw_printed(img, c.texture, pts)
+            continue
         cv2.fillPoly(
             img, [np.round(pts * 4).astype(np.int32)], tuple(float(v) for v in c.colour), cv2.LINE_AA, shift=2
         )
         for ln in c.lines:
             q = cv2.perspectiveTransform(ln.reshape(-1, 1, 2), H).reshape(-1, 2)
             cv2.fillPoly(img, [np.round(q * 4).astype(np.int32)], (60, 60, 70), cv2.LINE_AA, shift=2)
+
+
+def draw_printed(img: np.ndarray, texture: np.ndarray, pts: np.ndarray) -> None:
+    """Warp a printed texture onto its image quad (float32 RGB canvas), edges antialiased."""
+    th, tw = texture.shape[:2]
+    src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
+    M = cv2.getPerspectiveTransform(src, pts.astype(np.float32))
+    x0, y0 = np.floor(pts.min(axis=0)).astype(int).clip(0)
+    x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 1
+    x1, y1 = min(x1, img.shape[1]), min(y1, img.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    T = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ M
+    size = (int(x1 - x0), int(y1 - y0))
+    warped = cv2.warpPerspective(texture.astype(np.float32), T, size, flags=cv2.INTER_AREA)
+    mask = cv2.warpPerspective(np.ones((th, tw), np.float32), T, size, flags=cv2.INTER_LINEAR)[..., None]
+    region = img[y0:y1, x0:x1]
+    region[:] = region * (1 - mask) + warped * mask
 
 
 def random_light(rng: np.random.Generator) -> Light:

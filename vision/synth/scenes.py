@@ -16,6 +16,7 @@ from vision.layout import Layout
 from vision.synth.assets import Art, Deck
 from vision.synth.compose import CardSprite
 from vision.synth.hands import Hand
+from vision.synth.printed import SIZES, printed_size, printed_texture
 
 CARD_H = 8.8  # cm, poker size; the width follows each deck's face aspect
 PLAYING = CLASSES[:53]  # the 52 cards and the joker
@@ -39,6 +40,7 @@ class Clutter:
     polygon: np.ndarray  # cm
     colour: tuple[int, int, int]
     lines: list[np.ndarray] = field(default_factory=list)  # text-like strokes, cm polygons
+    texture: np.ndarray | None = None  # a printed side (RGB), warped onto the polygon
 
 
 @dataclass
@@ -226,7 +228,7 @@ def layout_scene(rng: np.random.Generator, art: Art, layout: Layout) -> Scene:
         cards,
         aim,
         hands,
-        _clutter(rng, (-20, -20, layout.table_size[0] + 20, layout.table_size[1] + 20), 0.3),
+        _clutter(rng, (-20, -20, layout.table_size[0] + 20, layout.table_size[1] + 20), 0.3, printed(art)),
     )
 
 
@@ -305,7 +307,8 @@ def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
         float(rng.uniform(0, 360)),
     )
     hands = _random_hands(rng, cards, max_hands=2, p=0.3)
-    return Scene("scatter", cards, aim, hands, _clutter(rng, (-region, -region, region, region), 0.35))
+    clutter = _clutter(rng, (-region, -region, region, region), 0.35, printed(art))
+    return Scene("scatter", cards, aim, hands, clutter)
 
 
 def closeup_scene(rng: np.random.Generator, art: Art) -> Scene:
@@ -328,7 +331,8 @@ def closeup_scene(rng: np.random.Generator, art: Art) -> Scene:
         float(rng.uniform(0, 360)),
     )
     hands = _random_hands(rng, cards, max_hands=1, p=0.12)
-    return Scene("closeup", cards, aim, hands, _clutter(rng, (-extent, -extent, extent, extent), 0.6))
+    clutter = _clutter(rng, (-extent, -extent, extent, extent), 0.6, printed(art))
+    return Scene("closeup", cards, aim, hands, clutter)
 
 
 def _random_hands(rng: np.random.Generator, cards: list[CardSprite], max_hands: int, p: float) -> list[Hand]:
@@ -342,15 +346,32 @@ def _random_hands(rng: np.random.Generator, cards: list[CardSprite], max_hands: 
     return hands
 
 
-def _clutter(rng: np.random.Generator, rect: tuple[float, float, float, float], p: float) -> list[Clutter]:
+def printed(art: Art) -> bool:
+    """Does the recipe ask for printed clutter (``options: {printed_clutter: true}``)?"""
+    return bool(art.options.get("printed_clutter", False))
+
+
+def _clutter(
+    rng: np.random.Generator, rect: tuple[float, float, float, float], p: float, printed: bool = False
+) -> list[Clutter]:
     """Paper sheets with text lines, phones, coins, notebooks: white or dark rectangles that are
-    not cards, so the detector learns the difference."""
+    not cards, so the detector learns the difference. With ``printed`` (the recipe option
+    ``printed_clutter``), also book covers, flyers, sticky notes and business cards with
+    pictures and text (``vision/synth/printed.py``)."""
     out: list[Clutter] = []
     x0, y0, x1, y1 = rect
-    while rng.random() < p and len(out) < 4:
+    if printed:
+        p = min(0.85, p + 0.35)
+    while rng.random() < p and len(out) < (6 if printed else 4):
         c = np.array([rng.uniform(x0, x1), rng.uniform(y0, y1)])
         a = math.radians(float(rng.uniform(0, 360)))
         R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        if printed and rng.random() < 0.6:
+            kind = str(rng.choice(list(SIZES)))
+            w, h = printed_size(rng, kind)
+            poly = c + (np.array([[-w, -h], [w, -h], [w, h], [-w, h]]) * 0.5) @ R.T
+            out.append(Clutter(poly, (0, 0, 0), texture=printed_texture(rng, kind, w, h)))
+            continue
         kind = rng.choice(["paper", "paper", "phone", "coin", "book"])
         if kind == "coin":
             t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
