@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from referee.announcements import Announcement
 from referee.cards import Card
 from referee.core import Referee
+from referee.errors import ConfigError
 from referee.observations import Observation
 from vision.layout import Layout
 from vision.table_state import TableState, copies_of
@@ -124,9 +125,17 @@ class EventInference:
     """Feeds a referee from settled table states. ``physical`` starts as the referee's zones."""
 
     def __init__(self, referee: Referee, layout: Layout):
+        zones = getattr(referee.state, "zones", None)
+        if not isinstance(zones, dict):
+            # Only a state that keeps every known card by zone can be compared with a table.
+            name = referee.game.name
+            raise ConfigError(
+                f"{name}: the camera referee cannot follow this game yet (its referee keeps no "
+                f"cards by zone); referee it from typed observations: cardref play {name}"
+            )
         self.referee = referee
         self.layout = layout
-        self.physical: dict[str, list[Card]] = {z: list(cs) for z, cs in referee.state.zones.items()}
+        self.physical: dict[str, list[Card]] = {z: list(cs) for z, cs in zones.items()}
         hidden = [z.id for z in layout.zones.values() if z.offtable or z.face == "down"]
         # A card that leaves the camera's view goes to the discard pile or out of the game far
         # more often than back into the draw pile: try that last.

@@ -1,0 +1,192 @@
+"""The table layouts of the five games (``configs/layouts/GAME.yaml``): each names exactly its
+game's zones, lays them apart on the table clear of the mat's markers, prints as a mat whose
+markers calibrate a camera view, and lets the camera referee follow a simulated game."""
+
+from __future__ import annotations
+
+import itertools
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+from run_cardref import cardref
+from test_calibration import view_of  # what a camera sees of a printed mat
+
+from referee.cards import Card
+from referee.core import Referee
+from referee.errors import ConfigError
+from referee.games import GAMES, load_game, simulator
+from vision.calibration import from_markers
+from vision.events import EventInference, visible
+from vision.layout import Layout, Zone, load_layout
+from vision.synth.camera import look_at
+from vision.table_state import TableState
+
+STEP_CM = 1.8  # spread cards this far apart still show their corner index (an across zone's step)
+
+
+def overlap(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Do two (x0, y0, x1, y1) rectangles share more than an edge?"""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def marker_keep_out(layout: Layout) -> list[tuple[float, float, float, float]]:
+    """Around each printed marker, the square in which the pipeline drops card boxes
+    (``vision.table_state.on_marker``: 0.75 of the marker's side from its centre)."""
+    out = []
+    for m in layout.markers:
+        r = 0.75 * m.size_cm
+        out.append((m.center[0] - r, m.center[1] - r, m.center[0] + r, m.center[1] + r))
+    return out
+
+
+def card_fits(layout: Layout, zone: Zone) -> bool:
+    """A card fits the zone the way it lies there: upright, or crosswise when rotated or laid
+    across another zone."""
+    w, h = layout.card_size
+    if zone.rotated or zone.kind == "across":
+        w, h = h, w
+    return zone.size[0] >= w and zone.size[1] >= h
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_layout_names_exactly_the_games_zones(game):
+    layout = load_layout(game)
+    assert layout.name == game
+    assert set(layout.zones) == set(load_game(game).zones)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_zones_lie_apart_on_the_table_clear_of_the_markers(game):
+    layout = load_layout(game)
+    w, h = layout.table_size
+    assert sorted(m.id for m in layout.markers) == [0, 1, 2, 3]
+    keep_out = marker_keep_out(layout)
+    for a, b in itertools.combinations(keep_out, 2):
+        assert not overlap(a, b)
+    for m in layout.markers:
+        (cx, cy), r = m.center, m.size_cm / 2
+        assert r <= cx <= w - r and r <= cy <= h - r, f"marker {m.id} sticks out of the mat"
+    zones = layout.table_zones
+    for z in zones:
+        x0, y0, x1, y1 = z.rect
+        assert min(x0, y0) >= 0 and x1 <= w and y1 <= h, f"{z.id} sticks out of the table"
+        assert not any(overlap(z.rect, k) for k in keep_out), f"{z.id} lies on a marker"
+        assert card_fits(layout, z), f"{z.id} is smaller than a card"
+        if z.kind == "spread":  # at least two cards, each index in view
+            length = z.size[1] if z.rotated else z.size[0]
+            assert length >= layout.card_size[0] + STEP_CM, f"{z.id} holds one card only"
+        if z.kind == "across":
+            assert z.over in layout.zones and layout.zones[z.over].kind != "across"
+    for a, b in itertools.combinations(zones, 2):
+        if a.over == b.id or b.over == a.id:
+            continue  # a crosswise zone lies over the zone it belongs to
+        assert not overlap(a.rect, b.rect), f"{a.id} overlaps {b.id}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_printed_mat_markers_calibrate_a_camera_view(game, tmp_path):
+    layout = load_layout(game)
+    png, pdf = tmp_path / "mat.png", tmp_path / "mat.pdf"
+    r = cardref("mat", game, "--out", str(png), "--dpi", "60")
+    assert r.returncode == 0, r.stderr
+    r = cardref("mat", game, "--out", str(pdf), "--dpi", "30")
+    assert r.returncode == 0, r.stderr
+    assert pdf.read_bytes().startswith(b"%PDF")
+    px_per_cm = Image.open(png).info["dpi"][0] / 2.54
+    mat = cv2.imread(str(png))
+    w, h = layout.table_size
+    assert mat.shape[:2] == pytest.approx((h * px_per_cm, w * px_per_cm), abs=1)
+    centres = np.array([z.center for z in layout.table_zones], float)
+    for tilt, yaw in ((0, 0), (15, 180), (10, 8)):
+        camera = look_at(1280, 720, (w / 2, h / 2), 2 * max(w, h), 60, tilt, 45, yaw)
+        cal = from_markers(view_of(mat, px_per_cm, camera), layout)
+        assert cal.markers == (0, 1, 2, 3)
+        truth = camera.project(centres, distort=False)
+        assert np.abs(cal.to_image(centres) - truth).max() < 1.5  # px
+        assert np.abs(cal.to_table(truth) - centres).max() < 0.3  # cm
+
+
+# ---- a camera following a simulated game ------------------------------------------------
+
+
+def seen_zones(layout: Layout) -> set[str]:
+    return {z.id for z in layout.table_zones if z.face == "up"}
+
+
+def lies_in(layout: Layout, zone: str) -> str:
+    """The layout zone where a referee zone lies: Dukes Up!'s melds (``meld_3``) are clusters
+    on its ``table``."""
+    return zone if zone in layout.zones or "table" not in layout.zones else "table"
+
+
+def camera_view(layout: Layout, physical: dict[str, list[Card]]) -> TableState:
+    """What a perfect detector reports: the face-up cards a camera sees (pile tops, spreads)."""
+    state = TableState()
+    for (zone, name), k in sorted(visible(layout, physical).items()):
+        state.cards.setdefault(zone, []).extend([name] * k)
+    return state
+
+
+def follow(game: str, seed: int, max_obs: int = 40) -> int:
+    """Play ``seed``'s simulated game; a camera that sees only the layout's face-up zones feeds
+    event inference, and what it cannot see (answers, dice, hands, hidden draws) is typed.
+    Fails at the first desync or reject; returns the number of observations played."""
+    layout = load_layout(game)
+    truth, camera = Referee(load_game(game)), Referee(load_game(game))
+    sim = simulator(truth.game, seed)
+    inference = EventInference(camera, layout)
+    physical = {z: list(cs) for z, cs in inference.physical.items()}
+    hidden = [z.id for z in layout.zones.values() if z.id not in seen_zones(layout)]
+    played = 0
+
+    def settle(i: int, obs) -> None:
+        result = inference.update(camera_view(layout, physical))
+        assert result.desync is None, f"{game} seed {seed} observation {i} ({obs.short()}): {result.desync}"
+        for fed, notes in result.fed:
+            rejects = [a.text for a in notes if a.kind == "REJECT"]
+            assert not rejects, f"{game} seed {seed} observation {i}: {fed.short()} refused: {rejects}"
+
+    while not truth.game.is_terminal(truth.state) and played < max_obs:
+        for obs in sim.next_observations(truth.state):
+            notes = truth.feed(obs)
+            assert not any(a.kind == "REJECT" for a in notes)
+            src = lies_in(layout, obs.src) if obs.src else None
+            dst = lies_in(layout, obs.dst) if obs.dst else None
+            seen = {src, dst} & seen_zones(layout)
+            if obs.type == "move" and obs.card is not None and not obs.card.is_back and seen:
+                if src != dst:
+                    cards = physical.setdefault(src, [])
+                    if obs.card not in cards:  # from a hidden zone the camera does not track
+                        cards = next(physical[z] for z in [src, *hidden] if obs.card in physical.get(z, []))
+                    del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                    physical.setdefault(dst, []).append(obs.card)
+                settle(played, obs)
+            else:  # what a camera cannot see is typed or keyed by a player
+                notes = inference.answer(obs)
+                assert not any(a.kind == "REJECT" for a in notes), f"{obs.short()}: {notes}"
+                if camera.pending is None:
+                    settle(played, obs)  # what waited for the answer
+            played += 1
+    assert camera.snapshot() == truth.snapshot()
+    return played
+
+
+def test_camera_referee_follows_a_simulated_royal_family_game():
+    assert follow("royal_family", seed=3) == 40
+
+
+OTHER_GAMES = [g for g in GAMES if g != "royal_family"]
+
+
+@pytest.mark.parametrize("game", OTHER_GAMES)
+def test_a_game_the_camera_cannot_follow_yet_is_refused_in_one_line(game, tmp_path):
+    """Event inference compares the table with the referee's cards by zone, which only Royal
+    Family's state keeps: the other games are refused up front, not crashed mid-game."""
+    with pytest.raises(ConfigError, match=f"{game}: the camera referee cannot follow"):
+        EventInference(Referee(load_game(game)), load_layout(game))
+    video = "datasets/samples/royal_family_demo/video.mp4"
+    r = cardref("replay", video, "--game", game, "--out", str(tmp_path / "out"), "--no-video")
+    assert r.returncode != 0
+    assert r.stderr.strip().splitlines()[-1].endswith(f"cardref play {game}")
