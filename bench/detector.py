@@ -1,12 +1,13 @@
 """Detector speed: backends and finder input sizes side by side, on the same rendered frames.
 
 Each variant runs in its own process (so its peak memory is its own) over the same frames:
-1280x720 table views rendered with the held-out decks. Rows: the shipped two-stage detector
-(finder + classifier) on ONNX Runtime at the finder's input sizes, OpenVINO on the same files
-when installed, and plain Ultralytics PyTorch inference of the finder's .pt. Prints a table of
-medians and writes JSON.
+1280x720 table views rendered with the held-out decks. At each finder input size: the shipped
+two-stage detector (finder + classifier) on ONNX Runtime, the same .onnx files on OpenVINO
+when installed, and plain Ultralytics PyTorch inference of the finder's .pt with the same
+classifier. Prints a table of medians, each row's speed-up over PyTorch at its size, and
+writes JSON.
 
-    python bench/detector.py [--frames 30] [--sizes 480 640 960] [--out bench/detector.json]
+    python bench/detector.py [--frames 30] [--sizes 416 640 960] [--rounds 3] [--out bench/detector.json]
 """
 
 from __future__ import annotations
@@ -46,33 +47,12 @@ def render_frames(n: int, out: Path) -> Path:
     return path
 
 
-def export_finder(pt: Path, size: int, out: Path) -> Path:
-    """The finder exported at another input size, with the classifier beside it."""
-    import shutil
-
-    from vision.detector.train import offline_ultralytics
-
-    offline_ultralytics()
-    from ultralytics import YOLO
-
-    # Export a copy: Ultralytics writes the .onnx beside the weights, which would replace the
-    # shipped models/cards.onnx.
-    work = out / f"finder{size}"
-    work.mkdir(exist_ok=True)
-    copy = Path(shutil.copy(pt, work / "cards.pt"))
-    onnx = Path(YOLO(str(copy)).export(format="onnx", imgsz=size, opset=17, simplify=False, dynamic=False))
-    dest = out / f"cards{size}.onnx"
-    shutil.move(onnx, dest)
-    shutil.copy(pt.with_name("cards_cls.onnx"), out / f"cards{size}_cls.onnx")
-    return dest
-
-
-def measure(model: str, backend: str, frames_path: str, threads: int) -> dict:
+def measure(model: str, backend: str, size: str, frames_path: str, threads: int) -> dict:
     """Runs in the child process: warm up, then time every frame."""
     from vision.detector import load_detector
 
     frames = np.load(frames_path)
-    det = load_detector(model, backend=backend, threads=threads)
+    det = load_detector(model, backend=backend, threads=threads, imgsz=int(size))
     for f in frames[:3]:
         det.detect(f)
     times, cards = [], []
@@ -88,11 +68,13 @@ def measure(model: str, backend: str, frames_path: str, threads: int) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--frames", type=int, default=30)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[480, 640, 960])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[416, 640, 960])
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3, help="runs of each variant; the median run counts")
     ap.add_argument("--model", default=str(ROOT / "models" / "cards.onnx"))
     ap.add_argument("--out", default=str(ROOT / "bench" / "detector.json"))
-    ap.add_argument("--child", nargs=3, metavar=("MODEL", "BACKEND", "FRAMES"), help=argparse.SUPPRESS)
+    ap.add_argument("--child", nargs=4, metavar=("MODEL", "BACKEND", "SIZE", "FRAMES"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         print(json.dumps(measure(*args.child, threads=args.threads)))
@@ -103,29 +85,38 @@ def main() -> int:
         runtimes = ["onnx", "openvino"]
     except ImportError:
         runtimes = ["onnx"]
-    model = Path(args.model)
+    onnx, pt = Path(args.model), Path(args.model).with_suffix(".pt")
+    rows = []
+    print(f"{'variant':<30} {'input':>6} {'ms/frame':>9} {'fps':>6} {'peak MB':>8} {'cards':>6} "
+          f"{'x pytorch':>10}")
     with tempfile.TemporaryDirectory() as tmp:
-        tmpdir = Path(tmp)
-        frames = render_frames(args.frames, tmpdir)
-        variants = []
+        frames = render_frames(args.frames, Path(tmp))
         for size in args.sizes:
-            path = export_finder(model.with_suffix(".pt"), size, tmpdir)
-            variants += [(f"{rt} finder {size}", str(path), rt, size) for rt in runtimes]
-        variants.append(("ultralytics pytorch (.pt)", str(model.with_suffix(".pt")), "ultralytics", 480))
-        rows = []
-        print(f"{'variant':<28} {'input':>6} {'ms/frame':>9} {'fps':>6} {'peak MB':>8} {'cards':>6} "
-              f"{'x pytorch':>10}")
-        for label, path, backend, size in variants:
-            out = subprocess.run([sys.executable, __file__, "--threads", str(args.threads), "--child", path,
-                                  backend, str(frames)], capture_output=True, text=True, check=True)
-            measured = json.loads(out.stdout.splitlines()[-1])
-            rows.append({"variant": label, "backend": backend, "input": size, **measured})
-        base = next(r["ms_median"] for r in rows if r["backend"] == "ultralytics")
-        for r in rows:
-            r["speedup_vs_pytorch"] = round(base / r["ms_median"], 2)
-            print(f"{r['variant']:<28} {r['input']:>6} {r['ms_median']:>9.1f} {r['fps']:>6.1f} "
-                  f"{r['peak_mb']:>8} {r['cards_per_frame']:>6} {r['speedup_vs_pytorch']:>10.2f}")
-    result = {"frames": args.frames, "frame_size": [1280, 720], "threads": args.threads, "rows": rows}
+            # The shipped finder is exported with dynamic shapes: one file runs at every size.
+            variants = [(f"{rt} finder + classifier", onnx, rt) for rt in runtimes]
+            variants.append(("ultralytics pytorch + classifier", pt, "ultralytics"))
+            # Rounds go through every variant in turn, so that a noisy moment of the machine
+            # does not fall on one variant only; a variant's figure is its median round.
+            runs: dict[str, list[dict]] = {label: [] for label, _, _ in variants}
+            for _ in range(args.rounds):
+                for label, path, backend in variants:
+                    out = subprocess.run([sys.executable, __file__, "--threads", str(args.threads), "--child",
+                                          str(path), backend, str(size), str(frames)],
+                                         capture_output=True, text=True, check=True)
+                    runs[label].append(json.loads(out.stdout.splitlines()[-1]))
+            measured = []
+            for label, _, backend in variants:
+                mid = sorted(runs[label], key=lambda r: r["ms_median"])[len(runs[label]) // 2]
+                measured.append({"variant": label, "backend": backend, "input": size, **mid,
+                                 "ms_rounds": [r["ms_median"] for r in runs[label]]})
+            base = next(r["ms_median"] for r in measured if r["backend"] == "ultralytics")
+            for r in measured:
+                r["speedup_vs_pytorch"] = round(base / r["ms_median"], 2)
+                print(f"{r['variant']:<30} {r['input']:>6} {r['ms_median']:>9.1f} {r['fps']:>6.1f} "
+                      f"{r['peak_mb']:>8} {r['cards_per_frame']:>6} {r['speedup_vs_pytorch']:>10.2f}")
+            rows += measured
+    result = {"frames": args.frames, "frame_size": [1280, 720], "threads": args.threads,
+              "rounds": args.rounds, "rows": rows}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -30,6 +30,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--save", type=Path, metavar="DIR", help="write annotated images here")
     p.add_argument("--save-txt", type=Path, metavar="DIR", help="write class cx cy w h conf files here")
     p.add_argument("--vid-stride", type=int, default=15, help="video: analyse every N-th frame (default 15)")
+    p.add_argument("--backend", choices=("onnx", "openvino", "ultralytics"),
+                   help="runtime (default: onnx for .onnx, ultralytics for .pt)")
+    p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     return p
 
 
@@ -82,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError(f"{source}: no such file or folder")
     if args.vid_stride < 1:
         raise CardrefError("--vid-stride: expected a positive number")
-    detector = load_detector(args.model, conf=args.conf)
+    detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
     for folder in (args.save, args.save_txt):
         if folder:
             folder.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--skip-real", action="store_true")
     p.add_argument("--conf", type=float, default=0.01, help="confidence threshold for mAP (default 0.01)")
     p.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
+    p.add_argument("--backend", choices=("onnx", "openvino", "ultralytics"),
+                   help="runtime (default: onnx for .onnx, ultralytics for .pt)")
+    p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     return p
 
 
@@ -57,8 +60,9 @@ def run(args: argparse.Namespace) -> int:
     )
     from vision.detector.metrics import evaluate
 
-    detector = load_detector(args.model, conf=args.conf)
-    report: dict = {"model": str(args.model or "models/cards.onnx")}
+    detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
+    report: dict = {"model": str(args.model or "models/cards.onnx"), "backend": args.backend or "default",
+                    "imgsz": args.imgsz or "exported"}
     if not args.skip_synthetic:
         root = args.synthetic or holdout_dataset()
         samples = []

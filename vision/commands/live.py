@@ -40,6 +40,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--calibration", type=Path, help="saved calibration (default: from the mat's markers)")
     p.add_argument("--save-calibration", type=Path, help="write the calibration found here")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
+    p.add_argument("--backend", choices=("onnx", "openvino"),
+                   help="detector runtime (default onnx; openvino, if installed, is about 2x faster here)")
     p.add_argument("--detections", type=Path, help="recorded detections.jsonl instead of the model")
     p.add_argument("--headless", action="store_true", help="no window")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
@@ -80,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
     referee, replayed = open_referee(game, str(log))
     layout = load_layout(args.game)
     calibration = Calibration.load(args.calibration) if args.calibration else None
-    detect = recorded_detector(args.detections) if args.detections else model_detector(args.model)
+    if args.detections:
+        detect = recorded_detector(args.detections)
+    else:
+        detect = model_detector(args.model, args.backend)
     camera = CameraReferee(referee, layout, detect, calibration)
     speaker = None
     if args.speak:

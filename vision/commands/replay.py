@@ -36,6 +36,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
+    p.add_argument("--backend", choices=("onnx", "openvino"),
+                   help="detector runtime (default onnx; openvino, if installed, is about 2x faster here)")
     p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed")
     p.add_argument(
         "--calibration", type=Path, help="saved calibration JSON (default: from the mat's markers)"
@@ -71,11 +73,11 @@ def recorded_detector(path: Path):
     return detect
 
 
-def model_detector(model: str | None):
+def model_detector(model: str | None, backend: str | None = None):
     from vision.detector import load_detector
     from vision.pipeline import Settings
 
-    detector = load_detector(model, conf=Settings.conf)
+    detector = load_detector(model, backend, conf=Settings.conf)
     return lambda image, index: detector.detect(image)
 
 
@@ -99,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
     layout = load_layout(args.game)
     source = VideoSource(Path(args.video))
     answers = read_answers(args.answers)
-    detect = recorded_detector(args.detections) if args.detections else model_detector(args.model)
+    if args.detections:
+        detect = recorded_detector(args.detections)
+    else:
+        detect = model_detector(args.model, args.backend)
     calibration = Calibration.load(args.calibration) if args.calibration else None
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "observations.jsonl"

@@ -18,11 +18,12 @@ def classifier_for(model: Path) -> Path:
 
 
 def load_detector(path: str | Path | None = None, backend: str | None = None, conf: float = 0.25,
-                  iou: float = 0.6, threads: int | None = None):
+                  iou: float = 0.6, threads: int | None = None, imgsz: int | None = None):
     """The detector for ``path`` (default: the shipped ``models/cards.onnx``). The backend
     follows the file: ``.onnx`` -> ONNX Runtime, ``.pt`` -> Ultralytics. When the classifier
     ``<stem>_cls.onnx`` lies beside it, the model is a one-class card finder and the classifier
-    names each card (design (b)); otherwise the model names the cards itself."""
+    names each card (design (b)); otherwise the model names the cards itself. ``imgsz`` runs
+    a model exported with dynamic shapes (the shipped one) at another input size."""
     p = Path(path) if path else shipped_model()
     if not p.exists():
         raise CardrefError(f"{p}: detector model not found (expected the shipped models/cards.onnx)")
@@ -34,13 +35,15 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     if backend == "ultralytics":
         from vision.detector.onnx_backend import UltralyticsDetector
 
-        detector = UltralyticsDetector(p, conf=conf, iou=iou)
+        detector = UltralyticsDetector(p, conf=conf, iou=iou, imgsz=imgsz)
     else:
         from vision.detector.onnx_backend import OnnxDetector
 
-        detector = OnnxDetector(p, conf=conf, iou=iou, threads=threads, runtime=backend)
+        detector = OnnxDetector(p, conf=conf, iou=iou, threads=threads, runtime=backend, imgsz=imgsz)
     if not two_stage:
         return detector
     from vision.detector.two_stage import TwoStageDetector
 
-    return TwoStageDetector(detector, classifier, conf=conf, threads=threads)
+    # The classifier runs on OpenVINO with an OpenVINO finder, else on ONNX Runtime.
+    runtime = "openvino" if backend == "openvino" else "onnx"
+    return TwoStageDetector(detector, classifier, conf=conf, threads=threads, runtime=runtime)

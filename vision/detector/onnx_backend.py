@@ -21,17 +21,34 @@ class Letterbox:
     pad_y: float
 
 
-def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
-    """Resize keeping the aspect ratio, pad to ``size``×``size`` with grey (as Ultralytics)."""
+def letterbox(image: np.ndarray, size: int, rect: bool = False,
+              stride: int = 32) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio (long side ``size``) and pad with grey, as Ultralytics:
+    to a ``size``x``size`` square, or with ``rect`` only up to the next multiple of ``stride``
+    on each side, as Ultralytics' predictor does: a 16:9 frame then costs 0.6 of the square."""
     h, w = image.shape[:2]
     scale = min(size / h, size / w)
     nh, nw = round(h * scale), round(w * scale)
+    out_h, out_w = (-(-nh // stride) * stride, -(-nw // stride) * stride) if rect else (size, size)
     resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_LINEAR) if (nh, nw) != (h, w) else image
-    pad_y, pad_x = (size - nh) / 2, (size - nw) / 2
+    pad_y, pad_x = (out_h - nh) / 2, (out_w - nw) / 2
     top, left = round(pad_y - 0.1), round(pad_x - 0.1)
-    out = cv2.copyMakeBorder(resized, top, size - nh - top, left, size - nw - left,
+    out = cv2.copyMakeBorder(resized, top, out_h - nh - top, left, out_w - nw - left,
                              cv2.BORDER_CONSTANT, value=(114, 114, 114))
     return out, Letterbox(scale, left, top)
+
+
+def exported_imgsz(path: Path) -> int:
+    """The input size a model was exported at, from the metadata Ultralytics writes into the
+    ``.onnx`` (``imgsz: [416, 416]``): a dynamic-shape model does not say it in its input."""
+    import onnxruntime as ort
+
+    meta = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_modelmeta()
+    text = meta.custom_metadata_map.get("imgsz", "")
+    sizes = [int(v) for v in text.strip("[]").split(",") if v.strip().isdigit()]
+    if not sizes:
+        raise CardrefError(f"{path}: dynamic input size and no 'imgsz' in its metadata: give imgsz")
+    return max(sizes)
 
 
 def decode(output: np.ndarray, box: Letterbox, conf: float, iou: float, agnostic: bool,
@@ -57,13 +74,18 @@ def decode(output: np.ndarray, box: Letterbox, conf: float, iou: float, agnostic
 
 
 class OrtRunner:
-    """ONNX Runtime's CPU provider: the default, installed with cardref."""
+    """ONNX Runtime's CPU provider: the default, installed with cardref. Called with the
+    model's one input, returns its first output."""
 
     def __init__(self, path: Path, threads: int | None = None):
         import onnxruntime as ort
 
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle threads sleep instead of spinning: the finder's and the classifier's sessions
+        # take turns on two cores, and each one's spinning threads starved the other (a frame
+        # took 48 ms with spinning, 24 ms without: bench/detector.py).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads:
             options.intra_op_num_threads = threads
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
@@ -75,7 +97,8 @@ class OrtRunner:
 
 
 class OpenVinoRunner:
-    """OpenVINO on the same .onnx file (``pip install openvino``): compared in bench/detector.py."""
+    """OpenVINO on the same .onnx file (``pip install openvino``): compared in bench/detector.py.
+    OpenVINO picks its own precision: bfloat16 on a CPU that has it (this one does)."""
 
     def __init__(self, path: Path, threads: int | None = None):
         try:
@@ -85,7 +108,8 @@ class OpenVinoRunner:
         core = ov.Core()
         config = {"INFERENCE_NUM_THREADS": threads} if threads else {}
         self.model = core.compile_model(core.read_model(str(path)), "CPU", config)
-        self.input_shape = list(self.model.inputs[0].get_partial_shape().to_shape())
+        shape = self.model.inputs[0].get_partial_shape()
+        self.input_shape = [d.get_length() if d.is_static else "dynamic" for d in shape]
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         return self.model(blob)[0]
@@ -95,19 +119,25 @@ RUNNERS = {"onnx": OrtRunner, "openvino": OpenVinoRunner}
 
 
 class OnnxDetector:
-    """The exported ``.onnx`` model, run by ONNX Runtime (default) or OpenVINO on the CPU."""
+    """The exported ``.onnx`` model, run by ONNX Runtime (default) or OpenVINO on the CPU. A
+    model exported with dynamic shapes runs on the smallest stride-32 rectangle that holds the
+    letterboxed frame, at its export size or ``imgsz``; a fixed-shape one on its square."""
 
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
-                 threads: int | None = None, runtime: str = "onnx"):
+                 threads: int | None = None, runtime: str = "onnx", imgsz: int | None = None):
         self.path = Path(path)
         if not self.path.exists():
             raise CardrefError(f"{self.path}: model file not found")
         self.run = RUNNERS[runtime](self.path, threads)
-        self.imgsz = int(self.run.input_shape[2])
+        side = self.run.input_shape[2]
+        self.rect = not isinstance(side, int)
+        if not self.rect and imgsz not in (None, side):
+            raise CardrefError(f"{self.path}: exported at a fixed {side} px input, cannot run at {imgsz}")
+        self.imgsz = side if not self.rect else imgsz or exported_imgsz(self.path)
         self.conf, self.iou, self.agnostic = conf, iou, agnostic
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
-        boxed, box = letterbox(image_bgr, self.imgsz)
+        boxed, box = letterbox(image_bgr, self.imgsz, rect=self.rect)
         blob = np.ascontiguousarray(boxed[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
         return decode(self.run(blob), box, self.conf, self.iou, self.agnostic, image_bgr.shape[:2])
 

@@ -14,22 +14,17 @@ import numpy as np
 from referee.errors import CardrefError
 from vision.detector.crops import crops_batch, to_blob
 from vision.detector.detections import Detections
+from vision.detector.onnx_backend import RUNNERS
 
 
 class CardClassifier:
-    """The crop classifier on ONNX Runtime: crops in, (class id, probability) out."""
+    """The crop classifier on ONNX Runtime (or OpenVINO): crops in, class probabilities out."""
 
-    def __init__(self, path: str | Path, threads: int | None = None):
-        import onnxruntime as ort
-
+    def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx"):
         self.path = Path(path)
         if not self.path.exists():
             raise CardrefError(f"{self.path}: classifier model not found")
-        options = ort.SessionOptions()
-        if threads:
-            options.intra_op_num_threads = threads
-        self.session = ort.InferenceSession(str(self.path), options, providers=["CPUExecutionProvider"])
-        self.input_name = self.session.get_inputs()[0].name
+        self.run = RUNNERS[runtime](self.path, threads)
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(n, classes) softmax probabilities of uint8 BGR crops (n, H, W, 3), averaged over
@@ -40,7 +35,7 @@ class CardClassifier:
         if not n:
             return np.zeros((0, 0), np.float32)
         both = np.concatenate([crops, crops[:, ::-1, ::-1]])
-        (logits,) = self.session.run(None, {self.input_name: to_blob(both)})
+        logits = self.run(to_blob(both))
         z = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(z)
         p = e / e.sum(axis=1, keepdims=True)
@@ -54,9 +49,10 @@ class TwoStageDetector:
     confidence is the finder's confidence times the classifier's probability, which ranks
     detections for mAP."""
 
-    def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None):
+    def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None,
+                 runtime: str = "onnx"):
         self.finder = finder  # any backend with .detect(image) -> Detections (one class)
-        self.classifier = CardClassifier(classifier, threads=threads)
+        self.classifier = CardClassifier(classifier, threads=threads, runtime=runtime)
         self.conf = conf
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
