@@ -142,6 +142,9 @@ class EventInference:
         self.hidden_zones = tuple(sorted(hidden, key=lambda z: z.startswith("draw")))
         self.desync: str | None = None
         self.named: dict[str, Naming] = {}  # cards the camera named as they came into view
+        # A name the camera reads -> the name a player gave that card (a rename typed or keyed):
+        # the classifier that misread a card once will most likely misread it again.
+        self.aliases: dict[str, str] = {}
 
     # ---- what changed ------------------------------------------------------------------
     def changes(self, seen: TableState) -> list[Change]:
@@ -206,6 +209,7 @@ class EventInference:
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState) -> Result:
         result = Result()
+        seen = self._aliased(seen)
         changes = self.changes(seen)
         plan = self._plan(changes) if changes else []
         # A card named unsurely, read surely as another now: the rename wins when the rules
@@ -247,6 +251,24 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _aliased(self, seen: TableState) -> TableState:
+        """The camera's picture with the names the players gave misread cards, where the name
+        read is not one the game shows on the table (then it is the card itself, come out)."""
+        in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+        renames = [
+            (zone, name, self.aliases[name])
+            for zone, names in seen.cards.items()
+            for name in names
+            if name in self.aliases and name not in in_view
+        ]
+        out = renamed(seen, renames) if renames else None
+        if out is None:  # nothing to rename, or the names given would show a card twice
+            return seen
+        out.likelihood, out.alternatives = dict(seen.likelihood), dict(seen.alternatives)
+        for zone, _, new in renames:
+            out.likelihood[(zone, new)] = 1.0  # a player's word
+        return out
 
     def _remember_naming(self, obs: Observation, seq: int, seen: TableState) -> None:
         if obs.type != "move" or obs.src not in self.hidden_zones or obs.dst in self.hidden_zones:
@@ -424,7 +446,12 @@ class EventInference:
         """An answer typed or keyed by a player (or a non-table observation such as end_turn)."""
         notes = self.referee.feed(obs)
         if obs.type == "rename" and not any(a.kind == "REJECT" for a in notes):
-            self._swap_names(str(obs.card), str(obs.data["as"]))
+            old, new = str(obs.card), str(obs.data["as"])
+            self._swap_names(old, new)
+            if self.aliases.get(new) == old:  # taken back
+                del self.aliases[new]
+            else:
+                self.aliases[old] = new
         self._sync_hidden()
         return notes
 

@@ -55,6 +55,7 @@ class Settings:
 
 
 TOP_NAMES = 3  # likeliest names per box kept in detections.jsonl
+UNSURE_NAME = 0.5  # a card named with less probability is flagged, with its other likely names
 CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the start layout
 
 
@@ -211,6 +212,9 @@ class CameraReferee:
             p = self.table.likelihood.get((obs.dst, card)) if obs.dst else None
             if p is not None:
                 data["name_p"] = round(p, 3)  # how sure the camera was of the name
+                others = self.table.alternatives.get((obs.dst, card), ())
+                if p < UNSURE_NAME and others:
+                    data["others"] = list(others[: TOP_NAMES - 1])  # for a player to pick from
             if card in result.read_as:
                 data["read_as"] = result.read_as[card]  # the rules chose another likely name
             events.append(Event("observation", t, index, obs.short(), data=data, observation=obs))

@@ -15,12 +15,11 @@ from vision.background import BackgroundWorker
 from vision.calibration import Calibration
 from vision.layout import Layout
 from vision.overlay import draw_detections, draw_panel, draw_zones
-from vision.pipeline import CameraReferee, Event, detections_from_record
+from vision.pipeline import UNSURE_NAME, CameraReferee, Event, detections_from_record
 from vision.report import FLAGGED, FLAGGED_ANNOUNCEMENTS, thumbnail, write_report, write_srt
 from vision.sources import Frame, VideoSource
 
 UNSURE_VOTE = 1.0  # a zone whose cards not every read agreed on is flagged
-UNSURE_NAME = 0.5  # a move whose card the detector named with less probability is flagged
 
 
 @dataclass(frozen=True)

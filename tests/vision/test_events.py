@@ -4,7 +4,7 @@ observations must be the true ones, in order, leaving the referee in the same st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -90,10 +90,13 @@ def play(
     max_obs: int = 400,
     misreads: list[int] | None = None,
     misnamed: Misnaming | None = None,
+    always_misread: tuple[str, str] | None = None,
 ):
     """(true move observations a camera can see, inferred ones, truth referee, camera referee).
     With ``misreads`` (a list to count into), cards that moved are first seen by wrong names;
-    with ``misnamed``, drawn cards are first seen by wrong names the rules accept."""
+    with ``misnamed``, drawn cards are first seen by wrong names the rules accept; with
+    ``always_misread`` (card, name), that card is read surely by that name all game, and a
+    player renames it once it has been fed by that name."""
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     sim = simulator(truth.game, seed)
     inference = EventInference(camera, LAYOUT)
@@ -111,12 +114,23 @@ def play(
             misreads.append(misread(view, [str(c) for c in moved], physical))
         if misnamed is not None:
             misname_drawn(view, drawn, misnamed)
+        if always_misread is not None:
+            card, name = always_misread
+            for zone, names in view.cards.items():
+                if card in names:
+                    names[names.index(card)] = name
+                    view.likelihood[(zone, name)] = 0.9  # too sure to be second-guessed
         moved.clear()
         drawn.clear()
         result = inference.update(view)
         assert result.desync is None, result.desync
         inferred.extend(o for o, notes in result.fed if not any(a.kind == "REJECT" for a in notes))
         unsettled = 0
+        if always_misread is not None and any(str(o.card) == always_misread[1] for o, _ in result.fed):
+            rename = parse_short(f"rename card={always_misread[1]} as={always_misread[0]}")
+            assert inference.answer(rename)[0].kind == "STATE"  # what a player keys at the [CHECK]
+            right, wrong = Card.parse(always_misread[0]), always_misread[1]  # the referee re-read it
+            inferred[:] = [replace(o, card=right) if str(o.card) == wrong else o for o in inferred]
 
     while not truth.game.is_terminal(truth.state) and len(true_moves) < max_obs:
         for obs in sim.next_observations(truth.state):
@@ -211,4 +225,19 @@ def test_a_surely_misread_card_is_put_right_by_a_typed_rename():
     assert notes[0].kind == "STATE"
     again = inference.update(right)
     assert again.resynced and again.fed == []
+    assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_card_always_misread_is_followed_by_the_name_a_player_gave_it(seed):
+    """The classifier reads one card surely as a card that never comes out (a misread that no
+    later read corrects). A player puts it right once ([CHECK] key or typed rename); from then
+    on the camera reads it by that name wherever it moves: no desync, the true game."""
+    true_moves, *_ = play(seed, max_obs=60)
+    drawn = [o.card for o in true_moves if o.src == "draw_pile" and str(o.card) != "JK"]
+    card = next(c for c in drawn if sum(o.card == c for o in true_moves) >= 3)  # moves twice more
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    never = sorted(deck - {str(o.card) for o in true_moves} - {"JK"})[0]
+    true_moves, inferred, truth, camera = play(seed, max_obs=60, always_misread=(str(card), never))
+    assert [o.to_json() for o in inferred] == [o.to_json() for o in true_moves]
     assert camera.snapshot() == truth.snapshot()

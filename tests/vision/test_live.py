@@ -8,6 +8,9 @@ import json
 
 from run_cardref import cardref
 
+from referee.cards import RANKS
+from vision.replay_eval import final_moves, key
+
 
 def observations_in(log) -> list[dict]:
     lines = [json.loads(line) for line in log.read_text().splitlines()]
@@ -54,3 +57,38 @@ def test_live_without_a_source_is_a_clear_error(tmp_path):
         str(tmp_path / "g.jsonl"),
     )
     assert r.returncode == 2 and "none.mp4: video file not found" in r.stderr
+
+
+def unsure_detections(true_detections, out, card: str, decoy: str):
+    """The renderer's labels, but ``card`` read all game as ``decoy`` with probability 0.45
+    (its true name second): a misread the rules accept and no later read corrects."""
+    with out.open("w") as fh:
+        for line in true_detections.read_text().splitlines():
+            r = json.loads(line)
+            r["top"] = [[[c, 1.0]] for c in r["class"]]
+            for i, c in enumerate(r["class"]):
+                if c == card:
+                    r["class"][i] = decoy
+                    r["top"][i] = [[decoy, 0.45], [card, 0.35], ["9S" if card != "9S" else "8S", 0.1]]
+            fh.write(json.dumps(r) + "\n")
+    return out
+
+
+def test_a_card_named_unsurely_is_checked_and_put_right_by_a_key(game_video, true_detections, tmp_path):
+    """The [CHECK] lists the camera's name and the other likely names; the player's number
+    renames the card, and the camera follows it by that name to the end: the true game."""
+    truth = [json.loads(line) for line in (game_video / "observations.jsonl").read_text().splitlines()]
+    card = next(o["card"] for o in truth if o.get("from") == "draw_pile" and o["card"] != "JK")
+    seen = {o.get("card") for o in truth}
+    decoy = next(f"{rank}{card[-1]}" for rank in RANKS if f"{rank}{card[-1]}" not in seen)  # never shown
+    detections = unsure_detections(true_detections, tmp_path / "unsure.jsonl", card, decoy)
+    log = tmp_path / "game.jsonl"
+    video = str(game_video / "video.mp4")
+    r = cardref("live", "royal_family", "--camera", video, "--headless", "--log", str(log),
+                "--detections", str(detections), stdin="2\n")
+    assert r.returncode == 0, r.stderr
+    assert f"[CHECK] {decoy} was read unsurely: which card is it? press 1 {decoy}, 2 {card}, 3" in r.stdout
+    assert f"{decoy} was {card}: the game is re-read" in r.stdout
+    assert "[desync]" not in r.stdout
+    fed = [{"kind": "observation", "data": {**o, "seq": i}} for i, o in enumerate(observations_in(log))]
+    assert final_moves(fed) == [key(o) for o in truth if o.get("type", "move") == "move"]

@@ -2,8 +2,9 @@
 
 A window shows the camera with the zones, the cards read and the referee's latest words
 (``--headless``: terminal only). Answer a question (ASK) with the number keys in the window,
-or by typing ``answer 2`` / ``end_turn`` in the terminal; a card the camera misread is put
-right by typing ``rename card=JS as=JC``. The game is written to ``--log`` as
+or by typing ``answer 2`` / ``end_turn`` in the terminal. A card the camera named unsurely is
+shown with its other likely names ([CHECK]): a number key (or typing the number) puts it right;
+any misread card is put right by typing ``rename card=JS as=JC``. The game is written to ``--log`` as
 it goes; after a crash or a lost camera run the same command with ``--resume``. ``--speak``
 says the announcements aloud (espeak-ng), ``--quiet-routine`` only the ones that matter.
 ``--camera game.mp4 --realtime`` rehearses with a recorded game delivered as a webcam would.
@@ -69,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration
     from vision.commands.replay import model_detector, recorded_detector
     from vision.layout import load_layout
+    from vision.name_check import NameCheck
     from vision.overlay import draw_panel, draw_zones
     from vision.pipeline import CameraReferee
     from vision.sources import Frame, open_source
@@ -94,15 +96,21 @@ def run(args: argparse.Namespace) -> int:
         speaker = Speaker(quiet_routine=args.quiet_routine)
     typed = typed_lines()
     recent: list[tuple[str, str]] = []
+    check: NameCheck | None = None  # the latest card named unsurely, until a key answers it
     status = f"resumed: {replayed} observations from {log}" if replayed else "looking for the play mat"
 
     def tell(events) -> None:
-        nonlocal status
+        nonlocal status, check
         for e in events:
             if e.kind == "read":
                 continue
             line = e.announcement.to_text() if e.announcement else f"[{e.kind}] {e.text}"
             print(f"{e.time:7.1f}s  {line}", flush=True)
+            unsure = NameCheck.of(e.kind, e.data)
+            if unsure is not None:
+                check = unsure
+                print(f"{e.time:7.1f}s  [CHECK] {check.prompt()}", flush=True)
+                recent.append(("CHECK", check.prompt()))
             kind = e.announcement.kind if e.announcement else e.kind
             recent.append((kind, e.text))
             del recent[:-3]
@@ -114,10 +122,23 @@ def run(args: argparse.Namespace) -> int:
             if e.kind == "calibrated" and args.save_calibration and camera.calibration is not None:
                 camera.calibration.save(args.save_calibration)
 
+    def answer_check(key: int, item: Frame) -> None:
+        """A player's choice for the card named unsurely: its name confirmed, or a rename."""
+        nonlocal check
+        try:
+            rename = check.answer(key)
+        except CardrefError as e:
+            print(f"cardref live: {e}", flush=True)
+            return
+        check = None
+        if rename is not None:
+            tell(camera.answer(rename, item.index, item.time))
+
     if not replayed:
         tell(camera.start())
     paused = False
     waiting: list[Observation] = []
+    keyed: list[int] = []  # numbers typed for [CHECK]s not shown yet
     try:
         for item in source:
             if not isinstance(item, Frame):
@@ -138,10 +159,15 @@ def run(args: argparse.Namespace) -> int:
                 text = typed.get()
                 if not text:
                     continue
+                if text.isdigit():  # a choice for the next [CHECK]
+                    keyed.append(int(text))
+                    continue
                 try:
                     waiting.append(parse_short(text))
                 except CardrefError as e:
                     print(f"cardref live: {e}", flush=True)
+            while keyed and check is not None and referee.pending is None:
+                answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
                 tell(camera.answer(waiting.pop(0), item.index, item.time))
@@ -162,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
                     break
                 if chr(key) in KEYS and referee.pending is not None:
                     tell(camera.answer(Observation.answer(KEYS.index(chr(key)) + 1), item.index, item.time))
+                elif chr(key) in KEYS and check is not None:
+                    answer_check(KEYS.index(chr(key)) + 1, item)
                 elif key == ord("e"):
                     tell(camera.answer(Observation.of("end_turn"), item.index, item.time))
     finally:
