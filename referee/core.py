@@ -142,6 +142,19 @@ class Game(ABC):
         only when the interpretations of an observation lead to different keys."""
         return state_json(state)
 
+    def cards_by_zone(self, state: Any) -> dict[str, list[Card]] | None:
+        """Every card by the zone the referee believes it is in, bottom first; cards it has not
+        seen (a hand, the draw pile) may be put in one hidden zone. What a camera compares with
+        the table (``vision.events``); None for a game whose camera support is not built."""
+        zones = getattr(state, "zones", None)
+        return zones if isinstance(zones, dict) else None
+
+    def unseen_source(self, card: Card, dst: str) -> Observation | None:
+        """The observation for ``card`` come into view at ``dst`` from a place a camera cannot
+        tell apart (a hand or the draw pile), for a game that has one; the referee then decides,
+        or asks. None: the camera names the source itself, the rules choosing."""
+        return None
+
     def start_announcements(self, state: Any) -> list[Announcement]:
         """What the referee says before the first observation (set-up, who starts)."""
         return []

@@ -52,12 +52,17 @@ class Change:
     card: str
     readings: tuple[tuple[str, str], ...]
     vanished: bool = False  # the card left the camera's view (its destination is a guess)
+    # The game's own observation for a card come from a place the camera cannot tell apart
+    # (Royal Shuffle's ``placed``): fed instead of the readings, the referee decides or asks.
+    unseen_source: Observation | None = None
 
     @property
     def src(self) -> str:
         return self.readings[0][0]
 
     def observations(self) -> list[Observation]:
+        if self.unseen_source is not None:
+            return [self.unseen_source]
         return [Observation.move(self.card, src, dst) for src, dst in self.readings]
 
     def describe(self) -> str:
@@ -125,9 +130,9 @@ class EventInference:
     """Feeds a referee from settled table states. ``physical`` starts as the referee's zones."""
 
     def __init__(self, referee: Referee, layout: Layout):
-        zones = getattr(referee.state, "zones", None)
-        if not isinstance(zones, dict):
-            # Only a state that keeps every known card by zone can be compared with a table.
+        zones = referee.game.cards_by_zone(referee.state)
+        if zones is None:
+            # Only a game that tells every known card's zone can be compared with a table.
             name = referee.game.name
             raise ConfigError(
                 f"{name}: the camera referee cannot follow this game yet (its referee keeps no "
@@ -145,6 +150,9 @@ class EventInference:
         # A name the camera reads -> the name a player gave that card (a rename typed or keyed):
         # the classifier that misread a card once will most likely misread it again.
         self.aliases: dict[str, str] = {}
+
+    def referee_zones(self) -> dict[str, list[Card]]:
+        return self.referee.game.cards_by_zone(self.referee.state) or {}
 
     # ---- what changed ------------------------------------------------------------------
     def changes(self, seen: TableState) -> list[Change]:
@@ -164,7 +172,8 @@ class EventInference:
                 if home is None:
                     continue  # not a card of this game's table (a misread): ignore
                 others = [h for h in self.hidden_zones if h != home]
-                changes.append(Change(name, tuple((h, zone) for h in [home, *others])))
+                placed = self.referee.game.unseen_source(Card.parse(name), zone)
+                changes.append(Change(name, tuple((h, zone) for h in [home, *others]), unseen_source=placed))
         # A card that left may lie under a pile's new top (a discard onto a flop pile and the
         # next flop on top of it, before the table settled).
         new_tops = [z for z, _ in appeared if self.layout.zones[z].kind == "pile"]
@@ -183,9 +192,8 @@ class EventInference:
         homes = [
             z for z, cards in self.physical.items() for c in cards if str(c) == name and view[(z, name)] == 0
         ]
-        referee_zone = next(
-            (z for z, cards in self.referee.state.zones.items() if any(str(c) == name for c in cards)), None
-        )
+        known = self.referee_zones()
+        referee_zone = next((z for z, cards in known.items() if any(str(c) == name for c in cards)), None)
         if referee_zone in homes or (homes and referee_zone in self.hidden_zones):
             return referee_zone  # e.g. the discard pile turned over as the new draw pile
         return homes[0] if homes else None
@@ -349,15 +357,23 @@ class EventInference:
         """Follow the referee for cards the camera cannot see move: a card under a pile's top
         or in a face-down pile that the referee has sent to a face-down or off-table zone
         (the old fortification slid out from under the new one, the discard pile turned over
-        as the draw pile). Cards in view are never moved here: the camera tells about them."""
-        ref = Counter((z, str(c)) for z, cs in self.referee.state.zones.items() for c in cs)
+        as the draw pile), or a card from a face-down zone that a typed observation put in
+        view. Cards in view are never moved here: the camera tells about them."""
+        ref = Counter((z, str(c)) for z, cs in self.referee_zones().items() for c in cs)
         phys = Counter((z, str(c)) for z, cs in self.physical.items() for c in cs)
         view = visible(self.layout, self.physical)
         deficit = ref - phys
         for (zone, name), surplus in (phys - ref).items():
+            # From a face-down zone a card may also go into view: the referee was told of a
+            # move the camera could not see (a card typed as placed at set-up).
+            anywhere = zone in self.hidden_zones
             for _ in range(min(surplus, phys[(zone, name)] - view[(zone, name)])):
                 dest = next(
-                    (z for (z, n), k in deficit.items() if n == name and k > 0 and z in self.hidden_zones),
+                    (
+                        z
+                        for (z, n), k in deficit.items()
+                        if n == name and k > 0 and (anywhere or z in self.hidden_zones)
+                    ),
                     None,
                 )
                 if dest is None:
@@ -431,10 +447,13 @@ class EventInference:
         return None
 
     def _move(self, obs: Observation) -> None:
-        """Update the physical table: the card leaves its zone and goes on top of the other."""
-        if obs.type != "move" or obs.card is None:
+        """Update the physical table: the card leaves its zone and goes on top of the other
+        (for a game's ``unseen_source`` observation, from wherever it lay hidden)."""
+        if obs.card is None or obs.dst is None or (obs.type != "move" and obs.src is not None):
             return
-        homes = [obs.src] + [z for z in self.hidden_zones if z != obs.src]
+        if obs.type != "move" and self._hidden_home(str(obs.card)) is None:
+            return
+        homes = ([obs.src] if obs.src else []) + [z for z in self.hidden_zones if z != obs.src]
         for zone in homes:  # a card of a turned-over pile may still be filed under the old one
             cards = self.physical.get(zone, [])
             if obs.card in cards:

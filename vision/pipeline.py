@@ -172,7 +172,8 @@ class CameraReferee:
             if not self.settings.calibrate_from_cards or t - self.last_card_try < CARD_TRY_EVERY_S:
                 return []
             self.last_card_try = t
-            start = {} if self.referee.history else start_cards(self.layout, self.referee.state.zones)
+            zones = self.referee.game.cards_by_zone(self.referee.state) or {}
+            start = {} if self.referee.history else start_cards(self.layout, zones)
             if not start:
                 return []
             det = self._detect(index, t, image)

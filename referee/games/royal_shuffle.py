@@ -8,9 +8,11 @@ optimiser in ``royal_shuffle_scoring``; this module wires them to the referee co
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from referee.announcements import Announcement, announce, legal
+from referee.cards import Card
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
 from referee.games.royal_shuffle_invariants import check_state
@@ -22,7 +24,7 @@ from referee.games.royal_shuffle_observe import (
 )
 from referee.games.royal_shuffle_rules import Rules, Variants
 from referee.games.royal_shuffle_sim import ShuffleSimulator
-from referee.games.royal_shuffle_state import OVER, PLAYERS, ZONES, ShuffleState
+from referee.games.royal_shuffle_state import COURT_ZONES, HAND, OVER, PLACES, PLAYERS, ZONES, ShuffleState
 from referee.observations import Observation
 
 
@@ -60,6 +62,30 @@ class RoyalShuffle(Game):
 
     def interpret(self, state: ShuffleState, obs: Observation) -> list[Move]:
         return interpret_observation(state, obs)
+
+    def cards_by_zone(self, state: ShuffleState) -> dict[str, list[Card]]:
+        """The face-up cards where they lie, the cards known in a hand there, and every other
+        unseen card in the draw pile (the camera cannot tell the pile from a hand)."""
+        zones: dict[str, list[Card]] = {z: [] for z in ZONES}
+        leaving = list(state.to_discard)  # replaced monarchs: discarded, still under their successors
+        for card in state.face_up():
+            zone = state.locate(card) or COURT_ZONES["JK"]
+            if zone == "discard_pile" and card in leaving:
+                leaving.remove(card)
+                zones[COURT_ZONES[card.rank]].insert(0, card)
+            else:
+                zones[zone].append(card)
+        known: Counter[Card] = Counter()
+        for p, cards in state.hand_known.items():
+            zones[HAND[p]] = list(cards)
+            known.update(cards)
+        rest = Counter(state.unseen) - known
+        zones["draw_pile"] = sorted(rest.elements(), key=str)
+        return zones
+
+    def unseen_source(self, card: Card, dst: str) -> Observation | None:
+        """``placed``: a card flipped from the pile and one played from a hand look alike."""
+        return Observation("placed", card, dst=dst) if dst in PLACES else None
 
     def choice_label(self, state: ShuffleState, move: Move) -> str:
         """``flip_village_p1`` / ``play_village_p2``: which card was flipped, and where."""
