@@ -42,6 +42,7 @@ MAX_RENAMED = 2  # cards whose other likely names are tried together
 MAX_RENAMINGS = 24  # renamings tried per table state, likeliest first
 UNSURE_NAMING = 0.6  # a card named with less probability than this may be renamed later
 MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest first
+RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,12 @@ class Change:
 @dataclass(frozen=True)
 class Naming:
     """Where the camera first named a card that came out of hiding: the referee's index of
-    that observation, and the probability the detector gave the name."""
+    that observation, the probability the detector gave the name, and the other names it
+    found likely for that card."""
 
     at: int
     p: float
+    others: tuple[str, ...] = ()
 
 
 @dataclass
@@ -159,6 +162,17 @@ class EventInference:
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() for _ in range(k)]
         gone = [(z, n) for (z, n), k in (expected - now).items() for _ in range(k)]
+        # A card read unsurely by another name it was confused with, where that card lay, is
+        # the same card read differently: names flip between reads of a hard card, and taking
+        # each flip for a new card on top would feed moves that never happened.
+        for zone, name in list(appeared):
+            if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+                continue
+            confused = seen.alternatives.get((zone, name), ())
+            same = next((g for g in gone if g[0] == zone and g[1] in confused), None)
+            if same is not None:
+                appeared.remove((zone, name))
+                gone.remove(same)
         changes: list[Change] = []
         for zone, name in appeared:
             src = next((z for z, n in gone if n == name), None)
@@ -283,7 +297,9 @@ class EventInference:
             return
         card = str(obs.card)
         if card not in self.named:
-            self.named[card] = Naming(seq, seen.likelihood.get((obs.dst, card), 1.0))
+            self.named[card] = Naming(
+                seq, seen.likelihood.get((obs.dst, card), 1.0), seen.alternatives.get((obs.dst, card), ())
+            )
 
     def _corrected_plan(
         self, seen: TableState
@@ -303,7 +319,11 @@ class EventInference:
                 continue
             for zone, new in appeared:
                 p = seen.likelihood.get((zone, new), 1.0)
-                if new != old and new not in in_view and new not in self.named and p > naming.p:
+                # A misread is between names the detector found likely for that one card; a
+                # card the camera never confused with it is another card (laid on top of it).
+                confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
+                surely = p >= naming.p + RENAME_MARGIN
+                if new != old and new not in in_view and new not in self.named and surely and confused:
                     options.append((p - naming.p, old, new, naming.at, p))
         for _, old, new, at, p in sorted(options, reverse=True)[:MAX_CORRECTIONS]:
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})

@@ -64,6 +64,7 @@ def misname_drawn(view: TableState, drawn: list[str], m: Misnaming) -> None:
                 m.shown.discard(name)
                 names[i] = decoy = m.decoys.pop()
                 view.likelihood[(zone, decoy)] = 0.3
+                view.alternatives[(zone, decoy)] = (name,)  # the true name its second choice
                 m.count += 1
 
 
@@ -241,3 +242,44 @@ def test_a_card_always_misread_is_followed_by_the_name_a_player_gave_it(seed):
     true_moves, inferred, truth, camera = play(seed, max_obs=60, always_misread=(str(card), never))
     assert [o.to_json() for o in inferred] == [o.to_json() for o in true_moves]
     assert camera.snapshot() == truth.snapshot()
+
+
+def test_a_card_whose_name_flips_between_reads_is_the_same_card():
+    """A new round flops a card onto a pile whose top the camera reads. Just before, that top
+    card is read unsurely by another name it was confused with (a legal new flop): no move is
+    fed, it is the same card. Read surely by that name, the camera feeds it as the flop."""
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    sim = simulator(truth.game, 1)
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    for _ in range(200):
+        batch = sim.next_observations(truth.state)
+        nxt = batch[0]
+        top = physical.get(nxt.dst or "", [])
+        if nxt.type == "move" and nxt.src == "draw_pile" and nxt.dst.startswith("flop") and top:
+            break
+        for obs in batch:
+            truth.feed(obs)
+            if obs.type == "move":
+                cards = physical[obs.src]
+                if obs.card not in cards:  # the discard pile turned over as the draw pile
+                    cards += physical.pop("discard_pile")
+                    physical["discard_pile"] = []
+                del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                physical[obs.dst].append(obs.card)
+                assert inference.update(camera_view(physical)).desync is None
+            else:
+                inference.answer(obs)
+    else:
+        pytest.fail("no flop onto a pile in 200 observations")
+    card, new = str(top[-1]), str(nxt.card)
+    flipped = camera_view(physical)
+    flipped.cards[nxt.dst] = [new]
+    flipped.likelihood[(nxt.dst, new)] = 0.4
+    flipped.alternatives[(nxt.dst, new)] = (card,)
+    result = inference.update(flipped)
+    assert result.fed == [] and result.desync is None
+    assert camera.snapshot() == truth.snapshot()
+    truth.feed(nxt)
+    physical[nxt.dst].append(nxt.card)
+    assert [o.to_json() for o, _ in inference.update(camera_view(physical)).fed] == [nxt.to_json()]
