@@ -237,7 +237,9 @@ class EventInference:
         # A card named unsurely, read surely as another now: the rename wins when the rules
         # then explain the table in fewer moves (or only then), and it beats a name the
         # detector found less likely than its first choice now.
-        correction = self._corrected_plan(seen)
+        # Without a reading of the table, a surer name than the first is enough; with one,
+        # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
+        correction = self._corrected_plan(seen, RENAME_MARGIN if plan is not None else 0.0)
         if correction is not None and (plan is None or len(correction[3]) < len(plan)):
             rename, self.physical, changes, plan, p = correction
             result.fed.append((rename, self.referee.feed(rename)))
@@ -302,7 +304,7 @@ class EventInference:
             )
 
     def _corrected_plan(
-        self, seen: TableState
+        self, seen: TableState, margin: float
     ) -> tuple[Observation, dict[str, list[Card]], list[Change], list[Observation], float] | None:
         """A card named unsurely when it came into view, gone from where it lay, while a card
         the game has not shown yet appears: the camera may have misread the first. The likeliest
@@ -322,7 +324,7 @@ class EventInference:
                 # A misread is between names the detector found likely for that one card; a
                 # card the camera never confused with it is another card (laid on top of it).
                 confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
-                surely = p >= naming.p + RENAME_MARGIN
+                surely = p > naming.p + margin
                 if new != old and new not in in_view and new not in self.named and surely and confused:
                     options.append((p - naming.p, old, new, naming.at, p))
         for _, old, new, at, p in sorted(options, reverse=True)[:MAX_CORRECTIONS]:
