@@ -211,3 +211,13 @@ def test_a_game_the_camera_cannot_follow_yet_is_refused_in_one_line(game, tmp_pa
     r = cardref("replay", video, "--game", game, "--out", str(tmp_path / "out"), "--no-video")
     assert r.returncode != 0
     assert r.stderr.strip().splitlines()[-1].endswith(f"cardref play {game}")
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if g != "royal_family"])
+def test_calibrating_from_the_start_cards_of_a_game_without_them_is_a_one_line_error(game):
+    """Only Royal Family starts with known cards on the table (its castles); the other games
+    calibrate from the mat's markers or the table's corners."""
+    video = "datasets/samples/royal_family_demo/video.mp4"
+    r = cardref("calibrate", game, "--camera", video, "--cards")
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith("use the mat's markers, --corners or --click")

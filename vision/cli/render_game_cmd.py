@@ -16,7 +16,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         description="Play a seeded random game and render it as an overhead video (MP4) with the true "
         "observations, announcements and per-frame card labels.",
     )
-    p.add_argument("game", help="game to play (one with a table layout: royal_family)")
+    p.add_argument("game", help="game to play (royal_family: the one whose moves are choreographed)")
     p.add_argument(
         "--seed", type=int, default=0, help="random seed of the game and the rendering (default 0)"
     )
@@ -41,7 +41,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.synth.game_video import VideoSpec, check_size, render_game
+    from vision.synth.game_video import RENDERED_GAMES, VideoSpec, check_size, render_game
 
     size = check_size(args.size)
     if not 1 <= args.fps <= 120:
@@ -50,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError(f"--max-moves: expected a positive number, got {args.max_moves}")
     if not 0 <= args.settle <= 30:
         raise CardrefError(f"--settle: expected 0..30 seconds, got {args.settle}")
+    if args.game not in RENDERED_GAMES:
+        raise CardrefError(
+            f"{args.game}: render-game draws {', '.join(RENDERED_GAMES)} games only "
+            "(the other games' moves are not choreographed yet)"
+        )
     if not (configs_dir() / "layouts" / f"{args.game}.yaml").exists():
         raise CardrefError(f"{args.game}: no table layout configs/layouts/{args.game}.yaml to render it on")
     out = Path(args.out)

@@ -82,9 +82,15 @@ def from_cards(args: argparse.Namespace, image, layout, source: str):
     from referee.games import load_game
     from vision.detector import load_detector
     from vision.pipeline import Settings, start_cards
-    from vision.start_layout import from_start_cards
+    from vision.start_layout import MIN_CARDS, from_start_cards
 
-    start = start_cards(layout, Referee(load_game(args.game)).state.zones)
+    game = load_game(args.game)
+    start = start_cards(layout, game.cards_by_zone(Referee(game).state) or {})
+    if len(set(start.values())) < MIN_CARDS:
+        raise CardrefError(
+            f"{args.game}: its start layout has no {MIN_CARDS} known cards on the table to calibrate "
+            "from: use the mat's markers, --corners or --click"
+        )
     detections = load_detector(args.model, conf=Settings.conf).detect(image)
     return from_start_cards(image, detections, layout, start, source=source)
 

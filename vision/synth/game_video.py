@@ -32,6 +32,10 @@ from vision.synth.labels import CardLabel
 from vision.synth.table_state import DeckLooks, Placer, Pose, Table, pose_of, sprite, table_sprites
 from vision.synth.video_stage import Frame, Shot, Stage, develop
 
+# The games whose moves the choreography can act out: every game has a mat, but the seats,
+# hands and piles of the others are not drawn yet.
+RENDERED_GAMES = ("royal_family",)
+
 OPENING_S = 1.0  # the table before the first observation
 CLOSING_S = 1.0
 
