@@ -38,13 +38,9 @@ def letterbox(image: np.ndarray, size: int, rect: bool = False,
     return out, Letterbox(scale, left, top)
 
 
-def exported_imgsz(path: Path) -> int:
+def exported_imgsz(path: Path, text: str) -> int:
     """The input size a model was exported at, from the metadata Ultralytics writes into the
     ``.onnx`` (``imgsz: [416, 416]``): a dynamic-shape model does not say it in its input."""
-    import onnxruntime as ort
-
-    meta = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_modelmeta()
-    text = meta.custom_metadata_map.get("imgsz", "")
     sizes = [int(v) for v in text.strip("[]").split(",") if v.strip().isdigit()]
     if not sizes:
         raise CardrefError(f"{path}: dynamic input size and no 'imgsz' in its metadata: give imgsz")
@@ -75,7 +71,7 @@ def decode(output: np.ndarray, box: Letterbox, conf: float, iou: float, agnostic
 
 class OrtRunner:
     """ONNX Runtime's CPU provider: the default, installed with cardref. Called with the
-    model's one input, returns its first output."""
+    model's one input, returns its first output; ``imgsz_text`` is the export size metadata."""
 
     def __init__(self, path: Path, threads: int | None = None):
         import onnxruntime as ort
@@ -91,6 +87,7 @@ class OrtRunner:
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
         self.input_name, self.input_shape = inp.name, inp.shape
+        self.imgsz_text = self.session.get_modelmeta().custom_metadata_map.get("imgsz", "")
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         return self.session.run(None, {self.input_name: blob})[0]
@@ -107,7 +104,10 @@ class OpenVinoRunner:
             raise CardrefError("the openvino backend needs: pip install openvino") from None
         core = ov.Core()
         config = {"INFERENCE_NUM_THREADS": threads} if threads else {}
-        self.model = core.compile_model(core.read_model(str(path)), "CPU", config)
+        model = core.read_model(str(path))
+        key = ["framework", "imgsz"]  # where OpenVINO keeps the .onnx metadata
+        self.imgsz_text = model.get_rt_info(key).astype(str) if model.has_rt_info(key) else ""
+        self.model = core.compile_model(model, "CPU", config)
         shape = self.model.inputs[0].get_partial_shape()
         self.input_shape = [d.get_length() if d.is_static else "dynamic" for d in shape]
 
@@ -115,7 +115,7 @@ class OpenVinoRunner:
         return self.model(blob)[0]
 
 
-RUNNERS = {"onnx": OrtRunner, "openvino": OpenVinoRunner}
+RUNNERS = {"onnx": OrtRunner, "openvino": OpenVinoRunner}  # keyed by vision.detector.RUNTIMES
 
 
 class OnnxDetector:
@@ -133,7 +133,7 @@ class OnnxDetector:
         self.rect = not isinstance(side, int)
         if not self.rect and imgsz not in (None, side):
             raise CardrefError(f"{self.path}: exported at a fixed {side} px input, cannot run at {imgsz}")
-        self.imgsz = side if not self.rect else imgsz or exported_imgsz(self.path)
+        self.imgsz = side if not self.rect else imgsz or exported_imgsz(self.path, self.run.imgsz_text)
         self.conf, self.iou, self.agnostic = conf, iou, agnostic
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
