@@ -22,6 +22,8 @@ VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v")
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
+    from vision.detector import BACKENDS
+
     p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("source", help="an image, a folder of images, or a video file")
@@ -30,7 +32,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--save", type=Path, metavar="DIR", help="write annotated images here")
     p.add_argument("--save-txt", type=Path, metavar="DIR", help="write class cx cy w h conf files here")
     p.add_argument("--vid-stride", type=int, default=15, help="video: analyse every N-th frame (default 15)")
-    p.add_argument("--backend", choices=("onnx", "openvino", "ultralytics"),
+    p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: onnx for .onnx, ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     return p

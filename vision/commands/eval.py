@@ -20,6 +20,8 @@ HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
+    from vision.detector import BACKENDS
+
     p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", nargs="?", help="model file (default: the shipped models/cards.onnx)")
@@ -30,7 +32,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--skip-real", action="store_true")
     p.add_argument("--conf", type=float, default=0.01, help="confidence threshold for mAP (default 0.01)")
     p.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
-    p.add_argument("--backend", choices=("onnx", "openvino", "ultralytics"),
+    p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: onnx for .onnx, ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     return p

@@ -25,6 +25,7 @@ KEYS = "123456789"
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from referee.games import GAMES
+    from vision.detector import RUNTIMES
 
     p = argparse.ArgumentParser(
         prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -41,7 +42,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--calibration", type=Path, help="saved calibration (default: from the mat's markers)")
     p.add_argument("--save-calibration", type=Path, help="write the calibration found here")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
-    p.add_argument("--backend", choices=("onnx", "openvino"),
+    p.add_argument("--backend", choices=RUNTIMES,
                    help="detector runtime (default onnx; openvino, if installed, is about 2x faster here)")
     p.add_argument("--detections", type=Path, help="recorded detections.jsonl instead of the model")
     p.add_argument("--headless", action="store_true", help="no window")

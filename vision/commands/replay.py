@@ -27,6 +27,7 @@ from referee.errors import CardrefError
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from referee.games import GAMES
+    from vision.detector import RUNTIMES
 
     p = argparse.ArgumentParser(
         prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -36,7 +37,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
-    p.add_argument("--backend", choices=("onnx", "openvino"),
+    p.add_argument("--backend", choices=RUNTIMES,
                    help="detector runtime (default onnx; openvino, if installed, is about 2x faster here)")
     p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed")
     p.add_argument(

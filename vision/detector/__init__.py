@@ -7,6 +7,9 @@ from pathlib import Path
 from referee.errors import CardrefError
 from referee.paths import models_dir
 
+RUNTIMES = ("onnx", "openvino")  # the CPU runtimes of the exported .onnx files
+BACKENDS = (*RUNTIMES, "ultralytics")  # and Ultralytics on the .pt weights
+
 
 def shipped_model(suffix: str = ".onnx") -> Path:
     return models_dir() / f"cards{suffix}"
@@ -28,8 +31,8 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     if not p.exists():
         raise CardrefError(f"{p}: detector model not found (expected the shipped models/cards.onnx)")
     backend = backend or ("ultralytics" if p.suffix == ".pt" else "onnx")
-    if backend not in ("onnx", "openvino", "ultralytics"):
-        raise CardrefError(f"unknown backend {backend!r} (expected onnx, openvino or ultralytics)")
+    if backend not in BACKENDS:
+        raise CardrefError(f"unknown backend {backend!r} (expected {', '.join(BACKENDS)})")
     classifier = classifier_for(p)
     two_stage = classifier.exists()
     if backend == "ultralytics":
