@@ -471,11 +471,12 @@ class EventInference:
     def _move(self, obs: Observation) -> None:
         """Update the physical table: the card leaves its zone and goes on top of the other
         (for a game's ``unseen_source`` observation, from wherever it lay hidden)."""
-        if obs.card is None or obs.dst is None or (obs.type != "move" and obs.src is not None):
+        if obs.card is None or obs.dst is None:
             return
-        if obs.type != "move" and self._hidden_home(str(obs.card)) is None:
+        src = obs.src if obs.type == "move" else self._hidden_home(str(obs.card))
+        if src is None:
             return
-        homes = ([obs.src] if obs.src else []) + [z for z in self.hidden_zones if z != obs.src]
+        homes = [src] + [z for z in self.hidden_zones if z != src]
         for zone in homes:  # a card of a turned-over pile may still be filed under the old one
             cards = self.physical.get(zone, [])
             if obs.card in cards:
