@@ -7,7 +7,9 @@ what the camera sees with what that table should show, and turns the differences
 observations for the referee:
 
 - a card seen in a new zone is a ``move`` from where it was (for a card that was hidden, in
-  the draw pile or under a pile's top, from where the referee says it is);
+  the draw pile or under a pile's top, from where the referee says it is), or the game's own
+  observation where the camera cannot tell where it came from (``Game.unseen_source``: a
+  Royal Shuffle card flipped or played, a Royal Crush commitment turned up where it lay);
 - a card that left a zone for somewhere the camera cannot see (the face-down discard pile,
   out of the game) is a ``move`` to whichever hidden zone the referee accepts, preferring the
   clean-up it asked for;
@@ -54,7 +56,8 @@ class Change:
     readings: tuple[tuple[str, str], ...]
     vanished: bool = False  # the card left the camera's view (its destination is a guess)
     # The game's own observation for a card come from a place the camera cannot tell apart
-    # (Royal Shuffle's ``placed``): fed instead of the readings, the referee decides or asks.
+    # (Royal Shuffle's ``placed``; Royal Crush's flip, ``7S commit_p1 -> commit_p1``, of a
+    # card that lay face down there): fed instead of the readings, the referee decides or asks.
     unseen_source: Observation | None = None
 
     @property
@@ -140,6 +143,17 @@ class EventInference:
             raise ConfigError(
                 f"{name}: the camera referee cannot follow this game yet (its referee keeps no "
                 f"cards by zone); referee it from typed observations: cardref play {name}"
+            )
+        game_zones, table_zones = set(referee.game.zones), set(layout.zones)
+        if game_zones != table_zones:
+            # A variant played on a layout printed for another (Royal Crush's layout seats 4
+            # players): the camera would miss some cards' moves and name zones the game lacks.
+            lacks, more = sorted(game_zones - table_zones), sorted(table_zones - game_zones)
+            said = [f"no zone {', '.join(lacks)}"] if lacks else []
+            said += [f"zones {', '.join(more)} this game has not"] if more else []
+            raise ConfigError(
+                f"{referee.game.name}: the table layout {layout.name!r} has {' and '.join(said)} "
+                "(its variants need another layout)"
             )
         self.referee = referee
         self.layout = layout
@@ -470,7 +484,8 @@ class EventInference:
 
     def _move(self, obs: Observation) -> None:
         """Update the physical table: the card leaves its zone and goes on top of the other
-        (for a game's ``unseen_source`` observation, from wherever it lay hidden)."""
+        (for a game's ``unseen_source`` observation, or a card turned up where it lay, from
+        wherever it lay hidden)."""
         if obs.card is None or obs.dst is None:
             return
         src = obs.src if obs.type == "move" else self._hidden_home(str(obs.card))

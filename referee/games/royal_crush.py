@@ -54,6 +54,7 @@ from referee.games.royal_crush_state import (
     Sweep,
     Uncommit,
 )
+from referee.observations import Observation
 
 MAX_PLAYERS = 7
 
@@ -158,6 +159,33 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
 
     def interpret(self, state: CrushState, obs) -> list[Move]:
         return interpret_observation(self, state, obs)
+
+    # ---- what a camera compares with the table -------------------------------------------
+    def cards_by_zone(self, state: CrushState) -> dict[str, list[Card]]:
+        """The revealed cards in their owners' slots ``commit_pN`` (the referee keeps whose
+        they are, not whether they lie in the slot or on the side mat: the camera follows
+        where it saw them), the cards known to have gone back to a hand there, and every other
+        card in the draw pile: the known ones under it, bottom first, then the unseen ones
+        (hands, the unknown top and the face-down commitments, which a camera cannot tell
+        apart)."""
+        zones: dict[str, list[Card]] = {z: [] for z in sorted(self.zones)}
+        q = state.conquest
+        if q is not None:
+            for p, slot in q.slots.items():
+                zones[f"commit_{p}"] = list(slot.shown)
+        for p, known in state.hand_known.items():
+            zones[f"hand_{p}"] = list(known)
+        under = [c for batch in reversed(state.draw_under) for c in batch]
+        unseen = sorted((c for c, n in state.unseen().items() for _ in range(n)), key=str)
+        zones["draw_pile"] = under + unseen
+        return zones
+
+    def unseen_source(self, card: Card, dst: str) -> Observation | None:
+        """A card comes into view in a slot or on a side mat only by being turned up where it
+        lay face down (commitments are placed face down): the flip, ``card dst -> dst``."""
+        if dst.startswith("commit_") or dst.startswith("side_"):
+            return Observation.move(card, dst, dst)
+        return None
 
     # ---- legal moves ---------------------------------------------------------------------
     def _legal_moves(self, state: CrushState) -> list[Move]:

@@ -5,6 +5,7 @@ markers calibrate a camera view, and lets the camera referee follow a simulated 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 
 import cv2
 import numpy as np
@@ -130,10 +131,40 @@ def camera_view(layout: Layout, physical: dict[str, list[Card]]) -> TableState:
     return state
 
 
+def take(physical: dict[str, list[Card]], card: Card, src: str, hidden: list[str]) -> None:
+    """Take ``card`` off the table: from ``src`` or, where the observation names the zone
+    loosely (a mat for the slot on it) or the camera does not track it (a hand), from where it
+    lies, among zones as visible as ``src`` first."""
+    others = sorted(physical, key=lambda z: (z in hidden) != (src in hidden))
+    cards = next(physical[z] for z in [src, *others] if card in physical.get(z, []))
+    del cards[len(cards) - 1 - cards[::-1].index(card)]
+
+
+def turned_up(
+    layout: Layout, physical: dict[str, list[Card]], zones: dict[str, list[Card]], hidden: list[str]
+) -> None:
+    """A typed observation that turned cards up where they lay (Royal Crush's ``reveal``):
+    each card the referee has in a face-up zone more often than the table shows it there is
+    taken from the hidden zones and laid face up."""
+    seen = seen_zones(layout)
+    shown = Counter(c for z in seen for c in physical.get(z, []))
+    for zone, cards in zones.items():
+        z = lies_in(layout, zone)
+        if z not in seen:
+            continue
+        for card in cards:
+            if shown[card] > 0:
+                shown[card] -= 1
+                continue
+            take(physical, card, hidden[0], hidden)
+            physical.setdefault(z, []).append(card)
+
+
 def follow(game: str, seed: int, max_obs: int = 40) -> int:
     """Play ``seed``'s simulated game; a camera that sees only the layout's face-up zones feeds
     event inference, and what it cannot see (answers, dice, hands, hidden draws) is typed.
-    Fails at the first desync or reject; returns the number of observations played."""
+    Fails at the first desync or reject, or once the camera's referee has made more moves
+    than the game; returns the number of observations played."""
     layout = load_layout(game)
     truth, camera = Referee(load_game(game)), Referee(load_game(game))
     sim = simulator(truth.game, seed)
@@ -155,6 +186,10 @@ def follow(game: str, seed: int, max_obs: int = 40) -> int:
             notes = inference.answer(Observation.answer(choice))
             assert not any(a.kind == "REJECT" for a in notes), notes
             settle(i, obs)
+        # The camera may lag (a card slid out from under a pile's top shows later), never run
+        # ahead of the game with moves nobody made (one, if it saw what the game still asks).
+        made = len(truth.history) + (truth.pending is not None)
+        assert len(camera.history) <= made, f"{game} seed {seed} observation {i}: ahead of the game"
 
     while not truth.game.is_terminal(truth.state) and played < max_obs:
         for obs in sim.next_observations(truth.state):
@@ -164,16 +199,17 @@ def follow(game: str, seed: int, max_obs: int = 40) -> int:
             dst = lies_in(layout, obs.dst) if obs.dst else None
             seen = {src, dst} & seen_zones(layout)
             if obs.type == "move" and obs.card is not None and not obs.card.is_back and seen:
-                if src != dst:
-                    cards = physical.setdefault(src, [])
-                    if obs.card not in cards:  # from a hidden zone the camera does not track
-                        cards = next(physical[z] for z in [src, *hidden] if obs.card in physical.get(z, []))
-                    del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                in_view = any(obs.card in physical.get(z, []) for z in seen_zones(layout))
+                if src != dst or not in_view:  # moved, or turned up where it lay face down
+                    take(physical, obs.card, src, hidden)
                     physical.setdefault(dst, []).append(obs.card)
                 settle(played, obs)
+            elif obs.type == "answer" and camera.pending is None:
+                pass  # the typed referee asks what the camera saw (which slot a card lay in)
             else:  # what a camera cannot see is typed or keyed by a player
                 notes = inference.answer(obs)
                 assert not any(a.kind == "REJECT" for a in notes), f"{obs.short()}: {notes}"
+                turned_up(layout, physical, truth.game.cards_by_zone(truth.state) or {}, hidden)
                 if camera.pending is None:
                     settle(played, obs)  # what waited for the answer
             played += 1
@@ -198,13 +234,44 @@ def test_camera_referee_follows_whole_royal_shuffle_games(seed):
     assert follow("royal_shuffle", seed=seed, max_obs=400) == truth.observations
 
 
-OTHER_GAMES = [g for g in GAMES if g not in ("royal_family", "royal_shuffle")]
+@pytest.mark.parametrize("seed", [1, 13, 15])
+def test_camera_referee_follows_whole_royal_crush_games(seed):
+    """Commitments lie face down until they are turned up where they lie: a card the camera
+    sees come up in a slot or on a side mat is fed as that flip (``Game.unseen_source``), and
+    the referee asks whose card it is when two players' cards lie on that mat (seeds 13 and
+    15). Reveals typed at once, dice, alliances and face-down moves are typed; sweeps under
+    the draw pile and cards sent back to a hand are read from the table."""
+    truth = Referee(load_game("royal_crush"))
+    sim = simulator(truth.game, seed)
+    while not truth.game.is_terminal(truth.state):
+        for obs in sim.next_observations(truth.state):
+            truth.feed(obs)
+    assert follow("royal_crush", seed=seed, max_obs=1000) == truth.observations
+
+
+@pytest.mark.parametrize(
+    ("players", "error"),
+    [
+        (5, "has no zone commit_p5, hand_p5, ladder_p5 "),
+        (3, "has zones commit_p4, hand_p4, ladder_p4 this game has not"),
+    ],
+)
+def test_a_variant_on_a_layout_printed_for_another_is_refused_in_one_line(players, error):
+    """The printed Royal Crush layout seats 4 players: a fifth player's slot is nowhere on it,
+    and a fourth player's hand is no zone of a 3-player game."""
+    game = Referee(load_game("royal_crush", {"players": players}))
+    with pytest.raises(ConfigError, match=f"royal_crush: the table layout 'royal_crush' {error}"):
+        EventInference(game, load_layout("royal_crush"))
+
+
+FOLLOWED = ("royal_family", "royal_shuffle", "royal_crush")
+OTHER_GAMES = [g for g in GAMES if g not in FOLLOWED]
 
 
 @pytest.mark.parametrize("game", OTHER_GAMES)
 def test_a_game_the_camera_cannot_follow_yet_is_refused_in_one_line(game, tmp_path):
-    """Event inference compares the table with the referee's cards by zone, which only Royal
-    Family's state keeps: the other games are refused up front, not crashed mid-game."""
+    """Event inference compares the table with the referee's cards by zone, which only the
+    followed games' referees tell: the other games are refused up front, not crashed mid-game."""
     with pytest.raises(ConfigError, match=f"{game}: the camera referee cannot follow"):
         EventInference(Referee(load_game(game)), load_layout(game))
     video = "datasets/samples/royal_family_demo/video.mp4"
