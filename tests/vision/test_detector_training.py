@@ -76,3 +76,31 @@ def test_crops_are_upright_and_hold_the_card(w, h):
     centre = crop[CROP_H // 4 : 3 * CROP_H // 4, CROP_W // 4 : 3 * CROP_W // 4]
     assert centre.min() > 200
     assert crop[0, 0].max() < 100  # the margin shows the table around the card
+
+
+def test_court_swap_keeps_the_corners_and_takes_a_same_suit_court_picture(tiny_dataset):
+    """Crops of rendered cards: every swapped J/Q/K crop shows, inside the picture window, the
+    picture of another rank's court card of its suit, and keeps its own corner indices; the
+    other cards are untouched."""
+    import torch
+
+    from vision.detector.classifier_train import COURT, PICTURE, RANK, SUIT, _blob, extract_crops, swap_courts
+
+    crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
+    x = _blob(crops)
+    out = swap_courts(x.clone(), labels, torch.Generator().manual_seed(0), 1.0)
+    window = torch.zeros_like(x[0], dtype=torch.bool)
+    window[PICTURE] = True
+    swapped = 0
+    for i, cls in enumerate(labels):
+        assert torch.equal(out[i][~window], x[i][~window])  # corners and edges stay
+        if not COURT[cls]:
+            assert torch.equal(out[i], x[i])
+            continue
+        if torch.equal(out[i], x[i]):
+            continue  # no other court card of its suit in the batch
+        donors = [j for j, c in enumerate(labels)
+                  if COURT[c] and SUIT[c] == SUIT[cls] and RANK[c] != RANK[cls]]
+        assert any(torch.equal(out[i][PICTURE], x[j][PICTURE]) for j in donors)
+        swapped += 1
+    assert swapped > 0

@@ -37,6 +37,7 @@ class ClassifierConfig:
     seed: int = 0
     jitter: float = 0.08  # box edge jitter, share of the box size
     copies: int = 2  # jittered crops per labelled card (train split)
+    court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's
     width: int = 48  # channels of the first stage; doubled at each stride
     threads: int | None = None  # torch threads; 1 when another training shares the cores
     data: dict[str, Any] = field(default_factory=dict)
@@ -112,6 +113,33 @@ def augment(x, generator):
     return x.clamp(0, 1)
 
 
+COURT = np.array([c not in ("JK", "BACK") and c[:-1] in ("J", "Q", "K") for c in CLASSES])
+RANK = np.array([c[:-1] for c in CLASSES])
+SUIT = np.array([c[-1] for c in CLASSES])
+# The middle of a crop (channels, rows, columns): the picture, clear of both corner indices.
+PICTURE = (slice(None), slice(int(0.22 * CROP_H), int(0.78 * CROP_H)),
+           slice(int(0.24 * CROP_W), int(0.76 * CROP_W)))
+
+
+def swap_courts(x, labels: np.ndarray, generator, share: float):
+    """Give a ``share`` of the J, Q and K crops the picture of another court card of the same
+    suit, keeping their corners: the rank is then told by the corner index alone, as on a deck
+    whose pictures are unlike any seen in training (a jack drawn like a king is still a J)."""
+    import torch
+
+    courts = np.nonzero(COURT[labels])[0]
+    if share <= 0 or not len(courts):
+        return x
+    source = x.clone()
+    chosen = courts[(torch.rand(len(courts), generator=generator) < share).numpy()]
+    for i in chosen:
+        others = courts[(SUIT[labels[courts]] == SUIT[labels[i]]) & (RANK[labels[courts]] != RANK[labels[i]])]
+        if len(others):
+            j = others[int(torch.randint(len(others), (1,), generator=generator))]
+            x[(i, *PICTURE)] = source[(j, *PICTURE)]
+    return x
+
+
 def _blob(crops: np.ndarray):
     import torch
 
@@ -162,7 +190,7 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         total = 0.0
         for i in range(0, len(order), cfg.batch):
             idx = order[i : i + cfg.batch]
-            x = augment(_blob(x_train[idx]), gen)
+            x = augment(swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap), gen)
             loss = loss_fn(net(x), torch.from_numpy(y_train[idx]))
             opt.zero_grad()
             loss.backward()
