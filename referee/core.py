@@ -155,6 +155,14 @@ class Game(ABC):
         or asks. None: the camera names the source itself, the rules choosing."""
         return None
 
+    def turned_down(self, card: Card, zone: str) -> Observation | None:
+        """The observation for ``card`` gone from view at ``zone`` by being turned face down
+        where it lay, for a game whose cards may be (Houska Castle's nullify; its
+        ``cards_by_zone`` then files the card with the unseen ones, as a camera cannot see it);
+        a camera tries it after the readings of a card that left, the rules choosing. None: a
+        card gone from view has left its zone."""
+        return None
+
     def start_announcements(self, state: Any) -> list[Announcement]:
         """What the referee says before the first observation (set-up, who starts)."""
         return []

@@ -9,7 +9,10 @@ observations for the referee:
 - a card seen in a new zone is a ``move`` from where it was (for a card that was hidden, in
   the draw pile or under a pile's top, from where the referee says it is), or the game's own
   observation where the camera cannot tell where it came from (``Game.unseen_source``: a
-  Royal Shuffle card flipped or played, a Royal Crush commitment turned up where it lay);
+  Royal Shuffle card flipped or played, a Royal Crush commitment turned up where it lay, a
+  Houska Castle card drawn onto a field or the hidden observation card turned up);
+- a card gone from a face-up zone where the game's cards may lie face down is also read as
+  turned over where it lay (``Game.turned_down``: Houska Castle's nullify), the rules choosing;
 - a card that left a zone for somewhere the camera cannot see (the face-down discard pile,
   out of the game) is a ``move`` to whichever hidden zone the referee accepts, preferring the
   clean-up it asked for;
@@ -59,6 +62,9 @@ class Change:
     # (Royal Shuffle's ``placed``; Royal Crush's flip, ``7S commit_p1 -> commit_p1``, of a
     # card that lay face down there): fed instead of the readings, the referee decides or asks.
     unseen_source: Observation | None = None
+    # For a card that left the camera's view: the game's observation of it turned face down
+    # where it lay (Houska Castle's nullify, ``KD hero_field -> hero_field``), tried last.
+    turned_down: Observation | None = None
 
     @property
     def src(self) -> str:
@@ -67,7 +73,8 @@ class Change:
     def observations(self) -> list[Observation]:
         if self.unseen_source is not None:
             return [self.unseen_source]
-        return [Observation.move(self.card, src, dst) for src, dst in self.readings]
+        moves = [Observation.move(self.card, src, dst) for src, dst in self.readings]
+        return moves + ([self.turned_down] if self.turned_down is not None else [])
 
     def describe(self) -> str:
         srcs = "/".join(dict.fromkeys(s for s, _ in self.readings))
@@ -208,7 +215,9 @@ class EventInference:
         for zone, name in gone:
             if self._left(zone, name, now):
                 dests = [d for d in new_tops if d != zone] + list(self._hidden_destinations(name, zone))
-                changes.append(Change(name, tuple((zone, d) for d in dict.fromkeys(dests)), vanished=True))
+                down = self.referee.game.turned_down(Card.parse(name), zone)
+                readings = tuple((zone, d) for d in dict.fromkeys(dests))
+                changes.append(Change(name, readings, vanished=True, turned_down=down))
         return changes
 
     def _revealed(self, zone: str, name: str) -> bool:
@@ -491,13 +500,18 @@ class EventInference:
         src = obs.src if obs.type == "move" else self._hidden_home(str(obs.card))
         if src is None:
             return
+        dst = obs.dst
+        if src == dst and visible(self.layout, self.physical)[(src, str(obs.card))]:
+            # Turned face down where it lay (a game's ``turned_down``): out of view, filed where
+            # the referee now keeps it (with the unseen cards), as a face-down card is.
+            dst = next((z for z, cs in self.referee_zones().items() if obs.card in cs and z != src), dst)
         homes = [src] + [z for z in self.hidden_zones if z != src]
         for zone in homes:  # a card of a turned-over pile may still be filed under the old one
             cards = self.physical.get(zone, [])
             if obs.card in cards:
                 del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
                 break
-        self.physical.setdefault(obs.dst, []).append(obs.card)
+        self.physical.setdefault(dst, []).append(obs.card)
 
     def answer(self, obs: Observation) -> list[Announcement]:
         """An answer typed or keyed by a player (or a non-table observation such as end_turn)."""

@@ -7,6 +7,7 @@ candidate moves and checks the state (cards conserved, arithmetic consistent).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from referee.announcements import Announcement, announce, legal
@@ -42,6 +43,7 @@ from referee.games.houska_castle_state import (
     FIELDS,
     HERO,
     HERO_CARD,
+    JOKER,
     MONSTER,
     START_BUFF,
     START_MAX_HP,
@@ -51,6 +53,7 @@ from referee.games.houska_castle_state import (
 from referee.observations import Observation
 
 ALL_CARDS: frozenset[Card] = frozenset(full_deck(0))
+DECK: tuple[Card, ...] = tuple(full_deck(2))  # the 54 cards on the table, jokers included
 
 # Movements whose meaning does not depend on the card: (from, to) -> move type.
 _SIMPLE: dict[tuple[str, str], type] = {
@@ -70,7 +73,7 @@ class HouskaCastle(Game):
     name = "houska_castle"
     players = (HERO,)
     zones = ZONES
-    observation_types = ("move", "answer", "end_turn", "setup", "no_marker")
+    observation_types = ("move", "answer", "end_turn", "setup", "no_marker", "appeared")
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
@@ -114,6 +117,8 @@ class HouskaCastle(Game):
             n = obs.data.get("monster_pile", 25)
             if not isinstance(n, int) or isinstance(n, bool):
                 raise ObservationError(f"{prefix}field 'monster_pile': expected an integer, got {n!r}")
+        if obs.type == "appeared" and (obs.card is None or obs.src is not None or obs.dst not in FIELDS):
+            raise ObservationError(f"{prefix}an appeared observation needs card and to (a field), no from")
 
     def interpret(self, state: HouskaState, obs: Observation) -> list[Move]:
         t = obs.type
@@ -125,6 +130,8 @@ class HouskaCastle(Game):
             return [EndTurn()]
         if t == "answer":
             return self._answer(state, obs.data.get("choice"))
+        if t == "appeared":
+            return self._appeared(state, obs.card, obs.dst)
         c, a, b = obs.card, obs.src, obs.dst
         assert c is not None and a is not None and b is not None
         if c.is_joker:
@@ -173,6 +180,14 @@ class HouskaCastle(Game):
                 raise IllegalMove("Use the Hero Point by moving a joker from hero_points to hero_points_used")
         raise IllegalMove(f"No question is open (answer {choice})")
 
+    def _appeared(self, state: HouskaState, c: Card | None, b: str | None) -> list[Move]:
+        """A card seen come face up on a field from nowhere in view: drawn from combat_pile,
+        or the hidden observation card turned up (and carried over when stolen at once). The
+        legal moves decide; when both are legal (mid-observation) the referee asks."""
+        assert c is not None and b is not None
+        draw = FieldDraw(c, b)
+        return [TurnUp(c, b), draw] if state.hidden_count() and state.unseen(c) else [draw]
+
     def _face_down(self, state: HouskaState, a: str, b: str) -> list[Move]:
         """A face-down card moved: an observation card, or a nullified card at cleanup (the
         referee knows which from history: the earliest face-down card on that field)."""
@@ -191,7 +206,46 @@ class HouskaCastle(Game):
         if isinstance(move, Play) and self.rules.reorder_open(state):
             first = move.card if move.first else state.duties[0].card
             return f"{first}_first"  # "which card did you place first?"
+        if isinstance(move, TurnUp):
+            return "turned_up"  # an ``appeared`` card: the hidden observation card turned up
+        if isinstance(move, FieldDraw):
+            return "drawn"  # ... or drawn face up from combat_pile
         return move.describe()
+
+    # ---- what a camera compares with the table -------------------------------------------
+    def cards_by_zone(self, state: HouskaState) -> dict[str, list[Card]]:
+        """The face-up cards where they lie (fields in placement order; the new Max HP
+        marker on the old one for a moment), and every other card in combat_pile: the two
+        face-down piles, the hidden observation card and the nullified cards lying face down
+        on a field are all out of a camera's sight (a card revealed from monster_pile is
+        told apart by the rules)."""
+        s = state
+        zones: dict[str, list[Card]] = {z: [] for z in sorted(self.zones)}
+        if s.phase != "setup":
+            zones["hero_card"] = [HERO_CARD]
+            zones["hero_points"] = [JOKER] * s.hero_points
+            zones["hero_points_used"] = [JOKER] * s.hero_points_used
+        zones["max_hp_card"] = list(s.marker)
+        zones["artifacts"] = list(s.artifacts)
+        zones["hand"] = list(s.hand)
+        zones["monster_slot"] = [s.monster] if s.monster is not None else []
+        zones["monster_rewards"] = list(s.rewards)
+        for f in s.table:
+            if f.card is not None and f.face_up:
+                zones[f.zone].append(f.card)
+        shown = Counter(c for cards in zones.values() for c in cards)
+        zones["combat_pile"] = sorted((Counter(DECK) - shown).elements(), key=str)
+        return zones
+
+    def unseen_source(self, card: Card, dst: str) -> Observation | None:
+        """A card come into view on a field was drawn from combat_pile or is the hidden
+        observation card turned up: ``appeared``, the rules decide or ask."""
+        return Observation("appeared", card, dst=dst) if dst in FIELDS else None
+
+    def turned_down(self, card: Card, zone: str) -> Observation | None:
+        """A field card gone from view may have been turned face down where it lay (a Jack
+        nullified it): the same move as typed, ``KD hero_field -> hero_field``."""
+        return Observation.move(card, zone, zone) if zone in FIELDS else None
 
     # ---- announcements, end and checks -------------------------------------------------
     def start_announcements(self, state: HouskaState) -> list[Announcement]:

@@ -3,6 +3,7 @@ points, every variant, the default configuration of rules/README.md, and the com
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -14,7 +15,7 @@ import pytest
 import yaml
 from reject_probes import play_with_probes
 
-from referee.cards import CLASSES
+from referee.cards import CLASSES, Card
 from referee.config import load_game_config, other_variants
 from referee.core import Referee
 from referee.errors import ObservationError
@@ -159,3 +160,52 @@ end_turn
     assert "[REJECT] 9H is not in your hand (it is on hero_field)" in out
     assert "[ANNOUNCE] Hero 11 vs Monster 9: the Hero defeats 5C (exchange 1)" in out
     assert out[-1] == "[RESULT] Victory! monster_pile is empty: 1 monster defeated, 2 Hero Points left"
+
+
+def test_cards_by_zone_holds_the_deck_with_face_up_cards_where_they_lie() -> None:
+    """What the camera compares with the table: at every step each of the 54 cards lies in
+    exactly one zone, the face-up field cards on their field, and every card out of sight
+    (both piles, the hidden observation card, nullified cards) in combat_pile."""
+    game = load_game("houska_castle")
+    deck = Counter(Card.parse(n) for n in CLASSES if n != "BACK")
+    deck[Card.parse("JK")] = 2
+    nullified = 0
+    for seed in (1, 2):
+        ref = Referee(game)
+        sim = simulator(game, seed)
+        while not game.is_terminal(ref.state):
+            for obs in sim.next_observations(ref.state):
+                ref.feed(obs)
+            s = ref.state
+            zones = game.cards_by_zone(s)
+            assert set(zones) == set(game.zones)
+            assert Counter(c for cs in zones.values() for c in cs) == deck
+            for f in s.table:
+                if f.card is not None:
+                    assert f.card in zones[f.zone if f.face_up else "combat_pile"]
+            assert zones["hand"] == s.hand and zones["max_hp_card"] == s.marker
+            assert not zones["monster_pile"]
+            nullified += sum(f.nullified for f in s.table)
+    assert nullified > 0
+
+
+def test_a_card_appeared_on_a_field_is_drawn_or_turned_up_and_asked_when_both_are_legal() -> None:
+    """The camera's ``appeared``: with one observation card face down, a card come up on
+    monster_field may be that card turned up or the second one drawn face up: the referee
+    asks; with none face down it is a draw."""
+    game = load_game("houska_castle")
+    with pytest.raises(ObservationError, match="an appeared observation needs card and to"):
+        game.validate(parse_short("appeared card=5D to=hand"))
+    ref = Referee(game)
+    for line in ["setup marker=5S monster_pile=25", "2H combat_pile -> hand", "2S combat_pile -> hand",
+                 "4D combat_pile -> hand", "6C combat_pile -> hand", "9H combat_pile -> hand",
+                 "5C monster_pile -> monster_slot"]:
+        assert not [a for a in ref.feed(parse_short(line)) if a.kind == "REJECT"]
+    drawn = copy.deepcopy(ref)
+    assert not [a for a in drawn.feed(parse_short("appeared card=3C to=monster_field")) if a.kind == "REJECT"]
+    assert drawn.pending is None and type(drawn.history[-1]).__name__ == "FieldDraw"
+    ref.feed(parse_short("BACK combat_pile -> monster_field"))
+    notes = ref.feed(parse_short("appeared card=3C to=monster_field"))
+    assert [a.kind for a in notes] == ["ASK"] and ref.pending.labels == ["turned_up", "drawn"]
+    ref.feed(Observation.answer("turned_up"))
+    assert ref.state.hidden_count() == 0 and ref.state.find(Card.parse("3C")).face_up

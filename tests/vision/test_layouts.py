@@ -162,7 +162,8 @@ def turned_up(
 
 def follow(game: str, seed: int, max_obs: int = 40) -> int:
     """Play ``seed``'s simulated game; a camera that sees only the layout's face-up zones feeds
-    event inference, and what it cannot see (answers, dice, hands, hidden draws) is typed.
+    event inference, and what it cannot see (answers, dice, hands, hidden draws, a card moved
+    face down or from under a pile's top) is typed.
     Fails at the first desync or reject, or once the camera's referee has made more moves
     than the game; returns the number of observations played."""
     layout = load_layout(game)
@@ -193,18 +194,28 @@ def follow(game: str, seed: int, max_obs: int = 40) -> int:
 
     while not truth.game.is_terminal(truth.state) and played < max_obs:
         for obs in sim.next_observations(truth.state):
+            asked = truth.pending is not None  # (not Houska's "answer defeat": no ASK is open)
             notes = truth.feed(obs)
             assert not any(a.kind == "REJECT" for a in notes)
             src = lies_in(layout, obs.src) if obs.src else None
             dst = lies_in(layout, obs.dst) if obs.dst else None
             seen = {src, dst} & seen_zones(layout)
+            # The card shows face up (a pile's top) before the move, or will after it: a card
+            # moved face down or from under a pile's top into a hidden zone is not seen.
+            view = visible(layout, physical)
+            in_view = obs.card is not None and any(view[(z, str(obs.card))] for z in seen_zones(layout))
+            seen = seen if in_view or dst in seen_zones(layout) else set()
             if obs.type == "move" and obs.card is not None and not obs.card.is_back and seen:
-                in_view = any(obs.card in physical.get(z, []) for z in seen_zones(layout))
+                zones = (truth.game.cards_by_zone(truth.state) or {}).items()
+                up = any(obs.card in cs for z, cs in zones if lies_in(layout, z) in seen_zones(layout))
                 if src != dst or not in_view:  # moved, or turned up where it lay face down
                     take(physical, obs.card, src, hidden)
                     physical.setdefault(dst, []).append(obs.card)
+                elif not up:  # turned face down where it lay (Houska's nullify): out of view
+                    take(physical, obs.card, src, hidden)
+                    physical.setdefault(hidden[0], []).append(obs.card)
                 settle(played, obs)
-            elif obs.type == "answer" and camera.pending is None:
+            elif obs.type == "answer" and asked and camera.pending is None:
                 pass  # the typed referee asks what the camera saw (which slot a card lay in)
             else:  # what a camera cannot see is typed or keyed by a player
                 notes = inference.answer(obs)
@@ -249,6 +260,23 @@ def test_camera_referee_follows_whole_royal_crush_games(seed):
     assert follow("royal_crush", seed=seed, max_obs=1000) == truth.observations
 
 
+@pytest.mark.parametrize("seed", [1, 2, 15, 16])
+def test_camera_referee_follows_whole_houska_castle_games(seed):
+    """A card that comes up on a field was drawn from combat_pile or is the hidden observation
+    card turned up (``appeared``): the referee asks which mid-observation (seeds 1, 2 and 15),
+    and elsewhere the rules tell. A nullified card gone from view is turned face down where it
+    lay (``Game.turned_down``, seeds 1, 2 and 15). Typed: the set-up, face-down cards (drawn,
+    and put back at cleanup), the old Max HP marker slid from under the new one, no_marker,
+    end_turn and the answers. Seed 2 has a hidden card turned up straight onto hero_field
+    (stolen), seed 16 a victory."""
+    truth = Referee(load_game("houska_castle"))
+    sim = simulator(truth.game, seed)
+    while not truth.game.is_terminal(truth.state):
+        for obs in sim.next_observations(truth.state):
+            truth.feed(obs)
+    assert follow("houska_castle", seed=seed, max_obs=1000) == truth.observations
+
+
 @pytest.mark.parametrize(
     ("players", "error"),
     [
@@ -264,7 +292,7 @@ def test_a_variant_on_a_layout_printed_for_another_is_refused_in_one_line(player
         EventInference(game, load_layout("royal_crush"))
 
 
-FOLLOWED = ("royal_family", "royal_shuffle", "royal_crush")
+FOLLOWED = ("royal_family", "royal_shuffle", "royal_crush", "houska_castle")
 OTHER_GAMES = [g for g in GAMES if g not in FOLLOWED]
 
 
