@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+import yaml
 
 from referee.cards import CLASSES
 from vision.detector import load_detector
@@ -104,3 +105,28 @@ def test_court_swap_keeps_the_corners_and_takes_a_same_suit_court_picture(tiny_d
         assert any(torch.equal(out[i][PICTURE], x[j][PICTURE]) for j in donors)
         swapped += 1
     assert swapped > 0
+
+
+def test_keep_start_ends_a_fine_tune_halfway_between_the_start_and_the_tuned_weights(tiny_dataset, tmp_path):
+    """A fine-tune of the shipped classifier with ``keep_start: 0.5`` writes the tuned weights
+    beside the averaged ones it exports: every float weight is the midpoint."""
+    import torch
+
+    cfg = yaml.safe_load((ROOT / "configs/detector/classifier_fifth.yaml").read_text())
+    cfg.update(keep_start=0.5, copies=1)
+    recipe = tmp_path / "fine.yaml"
+    recipe.write_text(yaml.safe_dump(cfg))
+    start = ROOT / "models/cards_cls.pt"
+    r = cardref("train", "--config", str(recipe), "--from", str(start), "--data", str(tiny_dataset), "--out",
+                str(tmp_path / "cls"), "--epochs", "1")
+    assert r.returncode == 0, r.stderr[-2000:]
+    run = tmp_path / "cls"
+    w0, tuned, mixed = (torch.load(p, map_location="cpu")["state_dict"]
+                        for p in (start, run / "classifier_tuned.pt", run / "classifier.pt"))
+    moved = 0
+    for k, w in mixed.items():
+        if w.is_floating_point():
+            assert torch.allclose(w, (w0[k] + tuned[k]) / 2, atol=1e-6), k
+            moved += int(not torch.equal(tuned[k], w0[k]))
+    assert moved > 0  # the fine-tune did change the weights
+    assert (tmp_path / "cls/classifier.onnx").exists()

@@ -38,6 +38,7 @@ class ClassifierConfig:
     jitter: float = 0.08  # box edge jitter, share of the box size
     copies: int = 2  # jittered crops per labelled card (train split)
     court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's
+    keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
     threads: int | None = None  # torch threads; 1 when another training shares the cores
     data: dict[str, Any] = field(default_factory=dict)
@@ -206,7 +207,33 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
             torch.save({"state_dict": net.state_dict(), "width": cfg.width, "classes": list(CLASSES)},
                        best_path)
     (out / "classifier_history.json").write_text(json.dumps(history, indent=1))
+    if start_from is not None and cfg.keep_start > 0:
+        tuned = best_path.rename(out / "classifier_tuned.pt")
+        average_weights(start_from, tuned, cfg.keep_start, best_path)
+        log(f"classifier: weights averaged with the start's ({cfg.keep_start:.2f} of the start)")
     return best_path
+
+
+def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> Path:
+    """Write ``keep_start`` x the start's weights + the rest x the fine-tuned ones to ``dest``.
+
+    A fine-tune on a few new sets forgets some of what the start knew (the fifth pass read
+    the new decks' court cards better and the real photos worse); the average of the two,
+    both from one training, keeps most of each. Integer buffers (batch counts) are the tuned
+    ones."""
+    import torch
+
+    a = torch.load(start, map_location="cpu")
+    b = torch.load(tuned, map_location="cpu")
+    if a.get("width") != b.get("width") or a["state_dict"].keys() != b["state_dict"].keys():
+        raise ConfigError(f"{start}: not the same network as {tuned}: cannot average their weights")
+    mixed = {}
+    for k, w in b["state_dict"].items():
+        if w.is_floating_point():
+            w = (keep_start * a["state_dict"][k].float() + (1 - keep_start) * w.float()).to(w.dtype)
+        mixed[k] = w
+    torch.save({**b, "state_dict": mixed}, dest)
+    return dest
 
 
 def export_classifier(weights: Path, dest: Path) -> Path:
