@@ -13,6 +13,7 @@ from collections import Counter
 
 import pytest
 import yaml
+from playthrough import deck_of_54, steps
 from reject_probes import play_with_probes
 
 from referee.cards import CLASSES, Card
@@ -167,25 +168,18 @@ def test_cards_by_zone_holds_the_deck_with_face_up_cards_where_they_lie() -> Non
     exactly one zone, the face-up field cards on their field, and every card out of sight
     (both piles, the hidden observation card, nullified cards) in combat_pile."""
     game = load_game("houska_castle")
-    deck = Counter(Card.parse(n) for n in CLASSES if n != "BACK")
-    deck[Card.parse("JK")] = 2
     nullified = 0
-    for seed in (1, 2):
-        ref = Referee(game)
-        sim = simulator(game, seed)
-        while not game.is_terminal(ref.state):
-            for obs in sim.next_observations(ref.state):
-                ref.feed(obs)
-            s = ref.state
-            zones = game.cards_by_zone(s)
-            assert set(zones) == set(game.zones)
-            assert Counter(c for cs in zones.values() for c in cs) == deck
-            for f in s.table:
-                if f.card is not None:
-                    assert f.card in zones[f.zone if f.face_up else "combat_pile"]
-            assert zones["hand"] == s.hand and zones["max_hp_card"] == s.marker
-            assert not zones["monster_pile"]
-            nullified += sum(f.nullified for f in s.table)
+    for ref in steps(game, (1, 2)):
+        s = ref.state
+        zones = game.cards_by_zone(s)
+        assert set(zones) == set(game.zones)
+        assert Counter(c for cs in zones.values() for c in cs) == deck_of_54()
+        for f in s.table:
+            if f.card is not None:
+                assert f.card in zones[f.zone if f.face_up else "combat_pile"]
+        assert zones["hand"] == s.hand and zones["max_hp_card"] == s.marker
+        assert not zones["monster_pile"]
+        nullified += sum(f.nullified for f in s.table)
     assert nullified > 0
 
 

@@ -7,6 +7,7 @@ import random
 from collections import Counter
 
 import pytest
+from playthrough import deck_of_54, steps
 
 from referee.cards import CLASSES, Card
 from referee.core import Referee
@@ -179,23 +180,16 @@ def test_cards_by_zone_holds_the_deck_with_revealed_cards_in_their_slots(variant
     exactly one zone, every revealed card in its owner's slot, cards sent back to a hand
     in that hand, and the rest (face-down, held, in the pile) in the draw pile."""
     game = load_game("royal_crush", variants)
-    deck = Counter(Card.parse(n) for n in CLASSES if n != "BACK")
-    deck[Card.parse("JK")] = 2
     revealed = 0
-    for seed in (1, 2):
-        ref = Referee(game)
-        sim = simulator(game, seed)
-        while not game.is_terminal(ref.state):
-            for obs in sim.next_observations(ref.state):
-                ref.feed(obs)
-            zones = game.cards_by_zone(ref.state)
-            assert set(zones) == set(game.zones)
-            assert Counter(c for cs in zones.values() for c in cs) == deck
-            q = ref.state.conquest
-            shown = {p: slot.shown for p, slot in q.slots.items()} if q else {}
-            for p in game.players:
-                assert zones[f"commit_{p}"] == shown.get(p, [])
-                assert zones[f"hand_{p}"] == ref.state.hand_known[p]
-            assert not any(zones[z] for z in ("side_attacker", "side_victim", "dice_tray"))
-            revealed += sum(map(len, shown.values()))
+    for ref in steps(game, (1, 2)):
+        zones = game.cards_by_zone(ref.state)
+        assert set(zones) == set(game.zones)
+        assert Counter(c for cs in zones.values() for c in cs) == deck_of_54()
+        q = ref.state.conquest
+        shown = {p: slot.shown for p, slot in q.slots.items()} if q else {}
+        for p in game.players:
+            assert zones[f"commit_{p}"] == shown.get(p, [])
+            assert zones[f"hand_{p}"] == ref.state.hand_known[p]
+        assert not any(zones[z] for z in ("side_attacker", "side_victim", "dice_tray"))
+        revealed += sum(map(len, shown.values()))
     assert revealed > 0

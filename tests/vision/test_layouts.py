@@ -228,6 +228,16 @@ def follow(game: str, seed: int, max_obs: int = 40) -> int:
     return played
 
 
+def whole_game_length(game: str, seed: int) -> int:
+    """How many observations ``seed``'s simulated game has, played to its end."""
+    truth = Referee(load_game(game))
+    sim = simulator(truth.game, seed)
+    while not truth.game.is_terminal(truth.state):
+        for obs in sim.next_observations(truth.state):
+            truth.feed(obs)
+    return truth.observations
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_camera_referee_follows_a_simulated_royal_family_game(seed):
     assert follow("royal_family", seed=seed, max_obs=120) >= 40
@@ -237,12 +247,7 @@ def test_camera_referee_follows_a_simulated_royal_family_game(seed):
 def test_camera_referee_follows_whole_royal_shuffle_games(seed):
     """Cards flipped from the pile and cards played from a hand look alike to the camera: it
     feeds ``placed`` and the referee asks when both are legal (seed 2 has such a turn)."""
-    truth = Referee(load_game("royal_shuffle"))
-    sim = simulator(truth.game, seed)
-    while not truth.game.is_terminal(truth.state):
-        for obs in sim.next_observations(truth.state):
-            truth.feed(obs)
-    assert follow("royal_shuffle", seed=seed, max_obs=400) == truth.observations
+    assert follow("royal_shuffle", seed=seed, max_obs=400) == whole_game_length("royal_shuffle", seed)
 
 
 @pytest.mark.parametrize("seed", [1, 13, 15])
@@ -252,12 +257,7 @@ def test_camera_referee_follows_whole_royal_crush_games(seed):
     the referee asks whose card it is when two players' cards lie on that mat (seeds 13 and
     15). Reveals typed at once, dice, alliances and face-down moves are typed; sweeps under
     the draw pile and cards sent back to a hand are read from the table."""
-    truth = Referee(load_game("royal_crush"))
-    sim = simulator(truth.game, seed)
-    while not truth.game.is_terminal(truth.state):
-        for obs in sim.next_observations(truth.state):
-            truth.feed(obs)
-    assert follow("royal_crush", seed=seed, max_obs=1000) == truth.observations
+    assert follow("royal_crush", seed=seed, max_obs=1000) == whole_game_length("royal_crush", seed)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 15, 16])
@@ -269,12 +269,7 @@ def test_camera_referee_follows_whole_houska_castle_games(seed):
     and put back at cleanup), the old Max HP marker slid from under the new one, no_marker,
     end_turn and the answers. Seed 2 has a hidden card turned up straight onto hero_field
     (stolen), seed 16 a victory."""
-    truth = Referee(load_game("houska_castle"))
-    sim = simulator(truth.game, seed)
-    while not truth.game.is_terminal(truth.state):
-        for obs in sim.next_observations(truth.state):
-            truth.feed(obs)
-    assert follow("houska_castle", seed=seed, max_obs=1000) == truth.observations
+    assert follow("houska_castle", seed=seed, max_obs=1000) == whole_game_length("houska_castle", seed)
 
 
 @pytest.mark.parametrize(
