@@ -130,3 +130,28 @@ def test_keep_start_ends_a_fine_tune_halfway_between_the_start_and_the_tuned_wei
             moved += int(not torch.equal(tuned[k], w0[k]))
     assert moved > 0  # the fine-tune did change the weights
     assert (tmp_path / "cls/classifier.onnx").exists()
+
+
+def test_index_mask_blanks_both_corners_of_court_cards_only(tiny_dataset):
+    """Crops of rendered cards: with every court card chosen, each J/Q/K crop's two corner
+    regions become one flat colour each and the rest of the crop stays; other cards stay."""
+    import torch
+
+    from vision.detector.classifier_train import CORNERS, COURT, _blob, extract_crops, mask_indices
+
+    crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
+    x = _blob(crops)
+    out = mask_indices(x.clone(), labels, torch.Generator().manual_seed(0), 1.0)
+    corners = torch.zeros_like(x[0], dtype=torch.bool)
+    for corner in CORNERS:
+        corners[corner] = True
+    assert COURT[labels].any()
+    for i, cls in enumerate(labels):
+        assert torch.equal(out[i][~corners], x[i][~corners])
+        if not COURT[cls]:
+            assert torch.equal(out[i], x[i])
+            continue
+        for corner in CORNERS:
+            region = out[(i, *corner)].flatten(1)
+            assert (region == region[:, :1]).all()  # flat
+            assert not torch.equal(out[(i, *corner)], x[(i, *corner)])

@@ -38,6 +38,7 @@ class ClassifierConfig:
     jitter: float = 0.08  # box edge jitter, share of the box size
     copies: int = 2  # jittered crops per labelled card (train split)
     court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's
+    index_mask: float = 0.0  # share of J/Q/K crops whose two corner indices are blanked
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
     threads: int | None = None  # torch threads; 1 when another training shares the cores
@@ -141,6 +142,28 @@ def swap_courts(x, labels: np.ndarray, generator, share: float):
     return x
 
 
+# The two corners where most designs print the index (rank over suit), top left and, turned,
+# bottom right: the parts of a crop outside the picture window, on the card.
+CORNERS = ((slice(None), slice(0, int(0.24 * CROP_H)), slice(0, int(0.26 * CROP_W))),
+           (slice(None), slice(int(0.76 * CROP_H), CROP_H), slice(int(0.74 * CROP_W), CROP_W)))
+
+
+def mask_indices(x, labels: np.ndarray, generator, share: float):
+    """Blank both corner indices of a ``share`` of the J, Q and K crops with the corner's own
+    median colour (the card's paper): some designs print no rank on their court cards, only
+    the picture tells them apart, and it is then the picture the classifier must read."""
+    import torch
+
+    courts = np.nonzero(COURT[labels])[0]
+    if share <= 0 or not len(courts):
+        return x
+    for i in courts[(torch.rand(len(courts), generator=generator) < share).numpy()]:
+        for corner in CORNERS:
+            region = x[(i, *corner)]
+            x[(i, *corner)] = region.flatten(1).median(dim=1).values[:, None, None]
+    return x
+
+
 def _blob(crops: np.ndarray):
     import torch
 
@@ -191,7 +214,8 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         total = 0.0
         for i in range(0, len(order), cfg.batch):
             idx = order[i : i + cfg.batch]
-            x = augment(swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap), gen)
+            x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
+            x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen)
             loss = loss_fn(net(x), torch.from_numpy(y_train[idx]))
             opt.zero_grad()
             loss.backward()
