@@ -15,7 +15,8 @@ observations for the referee:
   turned over where it lay (``Game.turned_down``: Houska Castle's nullify), the rules choosing;
 - a card that left a zone for somewhere the camera cannot see (the face-down discard pile,
   out of the game) is a ``move`` to whichever hidden zone the referee accepts, preferring the
-  clean-up it asked for;
+  clean-up it asked for; where no move explains it and the referee has already filed it in a
+  hidden zone (told by a typed observation), it follows the referee;
 - the referee's legal moves decide between those readings and the order of several changes,
   and, when the likeliest names explain nothing, between the other names the detector found
   likely for a card that changed (a king it half took for a queen);
@@ -286,8 +287,9 @@ class EventInference:
                 break  # an ASK is open: the rest waits for the answer
         self._sync_hidden()
         # A card gone from view with nowhere legal to have gone was most likely missed by the
-        # detector (glare, a shadow): it stays where it was. A card seen where the game cannot
-        # have put it is a desync.
+        # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
+        # out of sight. A card seen where the game cannot have put it is a desync.
+        self._follow_referee([c for c in unexplained if c.vanished])
         unexplained = [c for c in unexplained if not c.vanished]
         if unexplained:
             reason = "the table does not match the game: " + ", ".join(c.describe() for c in unexplained)
@@ -428,6 +430,22 @@ class EventInference:
                 i = next(i for i in hidden if str(cards[i]) == name)
                 self.physical.setdefault(dest, []).append(cards.pop(i))
                 deficit[(dest, name)] -= 1
+
+    def _follow_referee(self, gone: list[Change]) -> None:
+        """A card gone from view that no legal move explains, which the referee has already
+        filed in a hidden zone, follows the referee there: the referee was told first (Dukes
+        Up!'s face-up discard pile turned over as the new draw pile on a typed draw). A card the
+        referee still keeps in view stays where it was (a detector miss), and a card the referee
+        filed away while the camera still sees it waits for the camera (a clean-up asked for)."""
+        known = self.referee_zones()
+        for change in gone:
+            card = Card.parse(change.card)
+            dest = next((z for z in self.hidden_zones if card in known.get(z, [])), None)
+            cards = self.physical.get(change.src, [])
+            if dest is None or card not in cards:
+                continue
+            del cards[len(cards) - 1 - cards[::-1].index(card)]
+            self.physical.setdefault(dest, []).append(card)
 
     def _trial(self) -> Referee:
         log, self.referee.log = self.referee.log, None

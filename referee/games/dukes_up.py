@@ -9,12 +9,13 @@ checks the state (cards conserved, counts consistent).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from referee.announcements import Announcement, announce, legal
 from referee.cards import Card
 from referee.config import GameConfig
-from referee.core import Game, Move, Outcome
+from referee.core import Game, Move, Outcome, to_jsonable
 from referee.errors import IllegalMove, InvariantError, ObservationError
 from referee.games.dukes_up_melds import is_meld, show, sort_cards
 from referee.games.dukes_up_moves import (
@@ -36,7 +37,7 @@ from referee.games.dukes_up_moves import (
     TakeCastle,
     TakeDuke,
 )
-from referee.games.dukes_up_observe import interpret, validate_fields
+from referee.games.dukes_up_observe import APPEAR_IN, interpret, validate_fields
 from referee.games.dukes_up_rules import Rules, side_summary
 from referee.games.dukes_up_sim import DukesSimulator
 from referee.games.dukes_up_state import (
@@ -48,6 +49,7 @@ from referee.games.dukes_up_state import (
     half_deck,
     other,
     owner,
+    zone_of,
 )
 from referee.observations import Observation
 
@@ -58,7 +60,7 @@ class DukesUp(Game):
     name = "dukes_up"
     players = PLAYERS
     zones = ZONES
-    observation_types = ("move", "answer", "end_turn", "dukes_up", "table")
+    observation_types = ("move", "answer", "end_turn", "dukes_up", "table", "appeared")
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
@@ -136,16 +138,62 @@ class DukesUp(Game):
                     "(expected ZONE_black/ZONE_red with ZONE draw_pile, discard_pile, hand, castle, "
                     "dukes; meld_1, meld_2, ...; or table)")
         validate_fields(obs.type, obs.data, prefix)
+        if obs.type == "appeared" and (obs.card is None or obs.src is not None or obs.dst is None
+                                       or zone_of(obs.dst)[0] not in APPEAR_IN):
+            raise ObservationError(f"{prefix}an appeared observation needs card and to (table, castle_p, "
+                                   "dukes_p or discard_pile_p), no from")
 
     def interpret(self, state: DukesState, obs: Observation) -> list[Move]:
         return interpret(state, obs.type, obs.card, obs.src, obs.dst, obs.data, self.rules.ace_wrap)
 
     def choice_label(self, state: DukesState, move: Move) -> str:
+        if isinstance(move, (Discard, EndTurn)):
+            # which source (a card come up on the discard pile: hand or draw pile), and which
+            # grouping of the cards laid this turn: the melds the reading makes or changes
+            old = {frozenset(v) for v in state.melds.values()}
+            groups = "/".join("+".join(map(str, sort_cards(m))) for m in move.melds or ()
+                              if frozenset(m) not in old)
+            head = f"from_{move.source}" if isinstance(move, Discard) else "end_turn"
+            return f"{head}|{groups}" if groups else head
         if isinstance(move, Regroup):
             return "/".join("+".join(map(str, sort_cards(m))) for m in move.melds)
         if isinstance(move, ChooseFirst):
             return move.player
         return move.describe()
+
+    def outcome_key(self, state: DukesState) -> str:
+        """The state with the melds as a set of card groups: meld ids are the referee's names
+        for clusters (a reading announced with new ids is the same table)."""
+        plain = to_jsonable(state)
+        plain["melds"] = sorted(sorted(map(str, sort_cards(v))) for v in state.melds.values())
+        plain["pool"] = sorted(map(str, state.pool))
+        return json.dumps(plain, sort_keys=True, separators=(",", ":"))
+
+    # ---- what a camera compares with the table -------------------------------------------
+    def cards_by_zone(self, state: DukesState) -> dict[str, list[Card]]:
+        """Every card where a camera can see it, and each player's unseen cards (draw pile,
+        the unknown part of the hand, the face-down castle, set-up dukes) in their draw pile: a
+        camera tells none of them apart. Every meld, and the pool, lies on the one ``table``
+        zone: the camera sees the zone, not the clusters in it."""
+        s = state
+        zones: dict[str, list[Card]] = {z: [] for z in sorted(self.zones)}
+        for p, side in s.sides.items():
+            zones[f"draw_pile_{p}"] = sort_cards(side.hidden)
+            zones[f"hand_{p}"] = list(side.hand_known)
+            zones[f"discard_pile_{p}"] = list(side.discard)
+            zones[f"castle_{p}"] = [side.castle_up] if side.castle_up is not None else []
+            zones[f"dukes_{p}"] = list(side.dukes)
+        zones["table"] = [c for cards in s.melds.values() for c in cards] + list(s.pool)
+        return zones
+
+    def unseen_source(self, card: Card, dst: str) -> Observation | None:
+        """A card come into view from nowhere a camera sees: ``appeared``. The rules read it as
+        a hand card laid on the table (into the pool: its meld is read at validation) or made a
+        duke, the castle turned up where it lies, or a discard from the hand or the draw pile's
+        top (asked when both are legal). A card seen leaving a zone is a plain ``move``."""
+        if dst in self.zones and zone_of(dst)[0] in APPEAR_IN:
+            return Observation("appeared", card, dst=dst)
+        return None
 
     # ---- announcements, end and checks -------------------------------------------------
     def start_announcements(self, state: DukesState) -> list[Announcement]:
@@ -177,11 +225,12 @@ class DukesUp(Game):
         """A few lines for a person: both sides and the table."""
         lines = [f"{p}: {side_summary(state.sides[p])}" for p in PLAYERS]
         lines += [f"{k}: {show(v)}" for k, v in state.melds.items()]
+        lines += [f"table (ungrouped): {show(state.pool)}"] if state.pool else []
         return "\n".join(lines)
 
     def check_invariants(self, state: DukesState) -> None:
         s = state
-        table = [c for cards in s.melds.values() for c in cards]
+        table = [c for cards in s.melds.values() for c in cards] + list(s.pool)
         if any(not cards for cards in s.melds.values()):
             raise InvariantError("an empty meld is kept")
         for p in PLAYERS:
@@ -209,6 +258,8 @@ class DukesUp(Game):
                 raise InvariantError(f"{p} has {len(side.dukes)} dukes")
             if side.castle_down and side.castle_up is not None:
                 raise InvariantError(f"{p}'s castle is both face-down and face-up")
+        if s.pool and s.phase not in ("draw", "play"):
+            raise InvariantError(f"cards laid ungrouped outside a play phase: {show(s.pool)}")
         if s.phase == "draw" and s.drawn == 0:
             bad = [show(v) for v in s.melds.values() if not is_meld(v, self.rules.ace_wrap)]
             if bad:

@@ -189,3 +189,32 @@ def partitions(cards: Iterable[Card], ace_wrap: bool = False, limit: int = 1000)
 
 def can_partition(cards: Iterable[Card], ace_wrap: bool = False) -> bool:
     return bool(partitions(cards, ace_wrap, limit=1))
+
+
+def pool_readings(melds: Sequence[Sequence[Card]], pool: Iterable[Card], ace_wrap: bool = False,
+                  limit: int = 1000) -> list[list[MeldCards]]:
+    """Up to ``limit`` ways to group ``pool`` (cards laid on the table, their melds unseen) with
+    the table's ``melds``: each meld kept whole, extended by pool cards or not, and the rest of
+    the pool split into new melds. With no such way the players must have rearranged melds (a
+    move inside the table a camera cannot see): then every partition of the whole table."""
+    rest = sort_cards(set(pool))
+    kept = [sort_cards(m) for m in melds]
+    out: list[list[MeldCards]] = []
+
+    def extend(i: int, left: list[Card], acc: list[MeldCards]) -> None:
+        if len(out) >= limit:
+            return
+        if i == len(kept):
+            for way in partitions(left, ace_wrap, limit=limit - len(out)):
+                out.append(acc + way)
+            return
+        for k in range(len(left) + 1):
+            for extra in combinations(left, k):
+                grown = kept[i] + list(extra)
+                if is_meld(grown, ace_wrap):
+                    extend(i + 1, [c for c in left if c not in extra], [*acc, tuple(sort_cards(grown))])
+
+    extend(0, rest, [])
+    if not out:
+        out = partitions([c for m in kept for c in m] + rest, ace_wrap, limit=limit)
+    return out

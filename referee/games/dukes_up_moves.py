@@ -69,7 +69,8 @@ class FlipCastle(Move):
 
 @dataclass(frozen=True)
 class Meld(Move):
-    """``X hand_p -> meld_k``: a hand card laid into a new or an existing meld."""
+    """``X hand_p -> meld_k``: a hand card laid into a new or an existing meld; ``X hand_p ->
+    table`` (``meld`` "table"): laid on the table, its meld unnamed (the pool)."""
 
     player: str
     card: Card
@@ -144,13 +145,18 @@ class Regroup(Move):
 
 @dataclass(frozen=True)
 class Discard(Move):
-    """``X source -> discard_pile_p`` with ``source`` hand | draw_pile | table."""
+    """``X source -> discard_pile_p`` with ``source`` hand | draw_pile | table. ``melds``: the
+    reading of the whole table adopted first, when cards were laid on it ungrouped (a pool)."""
 
     player: str
     source: str
     card: Card
+    melds: tuple[MeldCards, ...] | None = None
 
 
 @dataclass(frozen=True)
 class EndTurn(Move):
-    """``end_turn``: done (validates; ends a castle-take turn, declines a second discard)."""
+    """``end_turn``: done (validates; ends a castle-take turn, declines a second discard).
+    ``melds`` as for :class:`Discard`."""
+
+    melds: tuple[MeldCards, ...] | None = None

@@ -10,13 +10,14 @@ the referee ask which (spec §9: never guess silently).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import product
 from typing import Any
 
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.dukes_up_melds import MeldCards, is_meld, partitions, sort_cards
+from referee.games.dukes_up_melds import MeldCards, is_meld, partitions, pool_readings, show, sort_cards
 from referee.games.dukes_up_moves import (
     ChooseFirst,
     CreateDuke,
@@ -37,9 +38,10 @@ from referee.games.dukes_up_moves import (
     TakeCastle,
     TakeDuke,
 )
-from referee.games.dukes_up_state import PLAYERS, DukesState, zone_of
+from referee.games.dukes_up_state import PLAYERS, DukesState, owner, zone_of
 
 MAX_READINGS = 12  # more ways to read a table than this: ask the players to separate melds
+APPEAR_IN = ("table", "castle", "dukes", "discard_pile")  # where a card may come into view
 
 
 def _cards(value: Any, field: str, prefix: str) -> list[Card]:
@@ -93,7 +95,7 @@ def interpret(state: DukesState, obs_type: str, card: Card | None, src: str | No
     if obs_type == "table":
         return readings(clusters(data), ace_wrap)
     if obs_type == "end_turn":
-        return [EndTurn()]
+        return grouped(state, [EndTurn()], ace_wrap)
     if obs_type == "answer":
         choice = data.get("choice")
         if state.phase == "first":
@@ -103,8 +105,43 @@ def interpret(state: DukesState, obs_type: str, card: Card | None, src: str | No
                 return [ChooseFirst(PLAYERS[int(choice) - 1])]
             raise IllegalMove(f"Answer black or red, not {choice!r}")
         raise IllegalMove(f"No question is open (answer {choice})")
+    if obs_type == "appeared":
+        assert card is not None and dst is not None
+        return grouped(state, appeared(state, card, dst), ace_wrap)
     assert card is not None and src is not None and dst is not None
-    return [movement(state, card, src, dst)]
+    return grouped(state, [movement(state, card, src, dst)], ace_wrap)
+
+
+def appeared(state: DukesState, c: Card, dst: str) -> list[Move]:
+    """A card come into view at ``dst`` from nowhere a camera sees: from its owner's hand onto
+    the table or among the dukes, the face-down castle turned up where it lies, or a discard
+    from the hand or the top of the draw pile (the camera cannot tell which: the referee asks
+    when both are legal, since the hand's size depends on it)."""
+    kind, p = zone_of(dst)
+    if kind == "castle":
+        return [movement(state, c, dst, dst)]
+    if kind == "discard_pile":
+        return [Discard(str(p), "hand", c), Discard(str(p), "draw_pile", c)]
+    return [movement(state, c, f"hand_{p or owner(c)}", dst)]
+
+
+def grouped(state: DukesState, moves: list[Move], ace_wrap: bool) -> list[Move]:
+    """A discard or ``end_turn`` validates the table: with cards in the pool (laid on the table,
+    their melds unseen) each candidate comes once per reading of the table (``pool_readings``),
+    the reading adopted first. One reading: adopted and announced; several: the referee asks;
+    none: refused, nothing changes."""
+    if not state.pool or state.phase not in ("draw", "play"):
+        return moves
+    if not any(isinstance(m, (Discard, EndTurn)) for m in moves):
+        return moves
+    melds = list(state.melds.values())
+    ways = pool_readings(melds, state.pool, ace_wrap, limit=MAX_READINGS + 1)
+    if not ways:
+        raise IllegalMove(f"The table cannot be grouped into valid melds (new: {show(state.pool)})")
+    if len(ways) > MAX_READINGS:
+        raise IllegalMove(f"Separate the melds: the table can be read more than {MAX_READINGS} ways "
+                          "(type table melds=...)")
+    return [replace(m, melds=tuple(way)) for m in moves for way in ways]
 
 
 def movement(state: DukesState, c: Card, a: str, b: str) -> Move:
@@ -127,6 +164,9 @@ def movement(state: DukesState, c: Card, a: str, b: str) -> Move:
         raise IllegalMove("A drawn card stays hidden: report it as BACK")
     if kb == "hand" and ka in ("meld", "table"):
         raise IllegalMove("Table cards cannot return to hand")
+    if kb == "table" and ka in ("hand", "dukes", "castle"):
+        b = "table"  # laid on the table, its meld unnamed: into the pool (a camera's reading)
+        kb = "meld"
     if pa is not None and pb is not None and pa != pb and kb != "discard_pile":
         raise IllegalMove(f"{c} cannot go from {a} to {b}: that is the other player's zone")
     if kb == "discard_pile":

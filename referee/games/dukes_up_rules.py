@@ -106,7 +106,7 @@ class Rules:
         elif isinstance(move, Discard):
             self._discard(s, move, notes)
         elif isinstance(move, EndTurn):
-            self._end_turn_request(s, notes)
+            self._end_turn_request(s, move, notes)
         elif isinstance(move, PLAYS):
             self._play(s, move, notes)
         else:
@@ -299,6 +299,9 @@ class Rules:
         if isinstance(move, Meld):
             self._take_from_hand(s, move.player, move.card)
             self._put(s, move.card, move.meld)
+        elif isinstance(move, Shift) and move.card in s.pool:
+            s.pool.remove(move.card)
+            self._put(s, move.card, move.meld)
         elif isinstance(move, Shift):
             src = s.meld_of(move.card)
             if src is None:
@@ -322,9 +325,15 @@ class Rules:
         s.played = True
 
     def _put(self, s: DukesState, card: Card, meld: str) -> None:
+        if meld == "table":  # laid on the table, its meld unnamed: grouped at validation
+            s.pool.append(card)
+            return
         s.melds.setdefault(meld, []).append(card)
 
     def _remove_from_table(self, s: DukesState, card: Card) -> None:
+        if card in s.pool:
+            s.pool.remove(card)
+            return
         key = s.meld_of(card)
         assert key is not None
         s.melds[key].remove(card)
@@ -449,7 +458,8 @@ class Rules:
         old = sorted(tuple(sort_cards(m)) for m in s.melds.values())
         new = [tuple(sort_cards(m)) for m in move.melds]
         s.melds = {f"meld_{i}": list(m) for i, m in enumerate(new, 1)}
-        if sorted(new) == old:
+        pooled, s.pool = bool(s.pool), []
+        if sorted(new) == old and not pooled:
             return False
         notes.append(state_change("Table: " + " | ".join(f"{k} {show(v)}" for k, v in s.melds.items()),
                                   event="Rearrange"))
@@ -468,6 +478,8 @@ class Rules:
         switch = self._switch_problem(s)
         if switch:
             return switch
+        if s.pool:
+            return f"Group the cards laid on the table ({show(s.pool)}) into melds"
         for key in sorted(s.melds, key=lambda k: int(k.split("_")[1])):
             why = meld_problem(s.melds[key], self.ace_wrap)
             if why:
@@ -493,7 +505,29 @@ class Rules:
             raise IllegalMove(why)
 
     # ---- discard (T5) and the end of a turn ------------------------------------------------
+    def _adopt(self, s: DukesState, melds: tuple[tuple[Card, ...], ...] | None, notes: Notes) -> None:
+        """Adopt a reading of the whole table (cards laid on it ungrouped, a camera's pool): a
+        meld that keeps all its cards keeps its id, the others get new ids; announced."""
+        if melds is None:
+            return
+        if {c for m in melds for c in m} != s.table_cards() or sum(map(len, melds)) != len(s.table_cards()):
+            raise IllegalMove("That reading is not the table's cards")
+        old = s.melds
+        s.melds, s.pool = {}, []
+        changed = []
+        for m in melds:
+            key = next((k for k, v in old.items() if set(v) <= set(m) and k not in s.melds), None)
+            if key is None or set(old[key]) != set(m):
+                key = key or next(f"meld_{n}" for n in range(1, 1000)
+                                  if f"meld_{n}" not in old and f"meld_{n}" not in s.melds)
+                changed.append(key)
+            s.melds[key] = list(m)
+        notes.append(state_change("Table read: " + " | ".join(f"{k} {show(s.melds[k])}" for k in changed),
+                                  event="TableRead"))
+
     def _discard(self, s: DukesState, move: Discard, notes: Notes) -> None:
+        self._close_draw(s, notes)
+        self._adopt(s, move.melds, notes)
         self._validate(s, notes)
         self._discard_card(s, move, notes)
         if s.castle_taken is not None:
@@ -549,7 +583,9 @@ class Rules:
                     return True
         return False
 
-    def _end_turn_request(self, s: DukesState, notes: Notes) -> None:
+    def _end_turn_request(self, s: DukesState, move: EndTurn, notes: Notes) -> None:
+        self._close_draw(s, notes)
+        self._adopt(s, move.melds, notes)
         self._validate(s, notes)
         if s.castle_taken is not None:
             self._game_over(s, notes, f"{s.active} took {other(s.active)}'s castle {s.castle_taken}")

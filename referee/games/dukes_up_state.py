@@ -91,6 +91,9 @@ class DukesState:
     first: str | None = None
     turn: int = 0
     melds: dict[str, list[Card]] = field(default_factory=dict)  # meld id -> cards
+    # Cards seen arriving on the table this turn whose meld nobody named (a camera sees the
+    # one ``table`` zone, not its clusters): grouped with the melds when the turn is validated.
+    pool: list[Card] = field(default_factory=list)
     # ---- this turn ----
     allowance: int = 0  # cards the active player may still draw
     drawn: int = 0
@@ -117,7 +120,8 @@ class DukesState:
     def copy(self) -> DukesState:
         return DukesState(
             {p: s.copy() for p, s in self.sides.items()}, self.phase, self.active, self.first,
-            self.turn, {k: list(v) for k, v in self.melds.items()}, self.allowance, self.drawn,
+            self.turn, {k: list(v) for k, v in self.melds.items()}, list(self.pool), self.allowance,
+            self.drawn,
             self.flip_due, self.played, self.created_duke, self.switch_out, self.switch_in,
             list(self.taken), self.castle_taken, list(self.guards), self.last_stand,
             self.discards, self.final_turn, self.prev_played, self.castle_taken_by,
@@ -132,7 +136,8 @@ class DukesState:
         return None
 
     def table_cards(self) -> set[Card]:
-        return {c for cards in self.melds.values() for c in cards}
+        """Every card on the table: the melds and the ungrouped pool."""
+        return {c for cards in self.melds.values() for c in cards} | set(self.pool)
 
     def new_meld_id(self) -> str:
         n = 1
@@ -145,6 +150,8 @@ class DukesState:
         key = self.meld_of(card)
         if key is not None:
             return key
+        if card in self.pool:
+            return "table"
         p = owner(card)
         s = self.sides[p]
         if card in s.dukes:

@@ -9,9 +9,11 @@ identity is first seen when it is played.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
+from playthrough import deck_of_54, steps
 from scenario_runner import Case, Reject, assert_says, play_case
 
 from referee.cards import card
@@ -464,3 +466,66 @@ def test_legal_moves_all_apply_and_include_the_hidden_hand() -> None:
     assert "Draw" not in names and "FlipCastle" not in names and "Shift" not in names
     # three hidden hand cards: any of black's 24 unseen cards into the one new meld
     assert sum(1 for m in moves if type(m).__name__ == "Meld") == 24
+
+
+def pooled_turn() -> Referee:
+    """Black to play, melds 4S 5S 6S and 8S 9S 10S on the table, black's draw pile empty."""
+    ref = Referee(load_game("dukes_up"))
+    s = ref.state
+    s.phase, s.active, s.turn, s.first = "play", "black", 9, "black"
+    s.melds = {"meld_1": [card(c) for c in ("4S", "5S", "6S")],
+               "meld_2": [card(c) for c in ("8S", "9S", "10S")]}
+    for p, dukes, discard in (("black", ("KS", "KC"), "3C"), ("red", ("KH", "KD"), "3H")):
+        side = s.sides[p]
+        side.dukes, side.discard = [card(d) for d in dukes], [card(discard)]
+        side.hidden -= {*side.dukes, *side.discard, *s.table_cards()}
+        side.castle_down, side.hand, side.draw = True, 3, len(side.hidden) - 4
+    s.sides["black"].draw = 0
+    s.sides["black"].hand = len(s.sides["black"].hidden) - 1
+    return ref
+
+
+def test_cards_laid_on_the_table_unnamed_are_grouped_when_the_turn_is_validated() -> None:
+    """A camera sees cards arrive on ``table``, not which meld: ``7S hand_black -> table`` goes
+    into the turn's pool; the discard validates the table and the pool is read with the melds:
+    7S extends either run, so the referee asks (and the discard's source is the hand only: the
+    draw pile is empty)."""
+    ref = pooled_turn()
+    assert not [a for a in ref.feed(parse_short("7S hand_black -> table")) if a.kind == "REJECT"]
+    assert ref.state.pool == [card("7S")] and ref.game.cards_by_zone(ref.state)["table"][-1] == card("7S")
+    out = ref.feed(parse_short("appeared card=2C to=discard_pile_black"))
+    assert out[0].kind == "ASK"
+    assert sorted(out[0].data["choices"]) == ["from_hand|4S+5S+6S+7S", "from_hand|7S+8S+9S+10S"]
+    out = ref.feed(parse_short("answer from_hand|7S+8S+9S+10S"))
+    assert out[0].text == "Table read: meld_2 7S 8S 9S 10S" and not ref.state.pool
+    assert sorted(show(v) for v in ref.state.melds.values()) == ["4S 5S 6S", "7S 8S 9S 10S"]
+    # a discard off the table read where it is legal only: 4S leaves 5S 6S 7S with 7S low
+    ref = pooled_turn()
+    ref.feed(parse_short("7S hand_black -> table"))
+    out = ref.feed(parse_short("4S table -> discard_pile_black"))
+    assert [a.kind for a in out][:2] == ["STATE", "STATE"] and out[0].text == "Table read: meld_1 4S 5S 6S 7S"
+    assert sorted(show(v) for v in ref.state.melds.values()) == ["5S 6S 7S", "8S 9S 10S"]
+    # no grouping: refused, nothing changes
+    ref = pooled_turn()
+    ref.feed(parse_short("2C hand_black -> table"))
+    out = ref.feed(parse_short("appeared card=7S to=discard_pile_black"))
+    assert out[0].kind == "REJECT" and out[0].text == "The table cannot be grouped into valid melds (new: 2C)"
+    assert ref.state.pool == [card("2C")]
+
+
+def test_cards_by_zone_holds_the_52_cards_with_the_seen_ones_where_they_lie() -> None:
+    """What the camera compares with the table: at every step each of the 52 cards lies in
+    exactly one zone; the melds and the pool on ``table``; discard piles, dukes and a face-up
+    castle as the referee has them; every card out of sight in its owner's draw pile."""
+    game = load_game("dukes_up")
+    deck = deck_of_54()
+    del deck[card("JK")]
+    for ref in steps(game, (1, 2)):
+        s, zones = ref.state, game.cards_by_zone(ref.state)
+        assert set(zones) == set(game.zones)
+        assert Counter(c for cs in zones.values() for c in cs) == deck
+        assert set(zones["table"]) == s.table_cards() and not s.pool
+        for p, side in s.sides.items():
+            assert zones[f"discard_pile_{p}"] == side.discard and zones[f"dukes_{p}"] == side.dukes
+            assert set(zones[f"draw_pile_{p}"]) == side.hidden
+            assert zones[f"castle_{p}"] == ([side.castle_up] if side.castle_up else [])
