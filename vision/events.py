@@ -51,6 +51,11 @@ MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
 
 
+def remove_last(cards: list[Card], card: Card) -> None:
+    """Take the topmost copy of ``card`` out of a zone's cards (bottom first)."""
+    del cards[len(cards) - 1 - cards[::-1].index(card)]
+
+
 @dataclass(frozen=True)
 class Change:
     """One difference between the camera and the physical table, with its possible readings:
@@ -444,7 +449,7 @@ class EventInference:
             cards = self.physical.get(change.src, [])
             if dest is None or card not in cards:
                 continue
-            del cards[len(cards) - 1 - cards[::-1].index(card)]
+            remove_last(cards, card)
             self.physical.setdefault(dest, []).append(card)
 
     def _trial(self) -> Referee:
@@ -527,7 +532,7 @@ class EventInference:
         for zone in homes:  # a card of a turned-over pile may still be filed under the old one
             cards = self.physical.get(zone, [])
             if obs.card in cards:
-                del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                remove_last(cards, obs.card)
                 break
         self.physical.setdefault(dst, []).append(obs.card)
 

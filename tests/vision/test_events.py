@@ -12,7 +12,7 @@ from referee.cards import Card
 from referee.core import Referee
 from referee.games import load_game, simulator
 from referee.observations import parse_short
-from vision.events import EventInference, visible
+from vision.events import EventInference, remove_last, visible
 from vision.layout import load_layout
 from vision.table_state import TableState
 
@@ -145,7 +145,7 @@ def play(
                 if obs.card not in cards and obs.src == "draw_pile":  # the discard pile turned over
                     cards += physical["discard_pile"]
                     physical["discard_pile"] = []
-                del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                remove_last(cards, obs.card)
                 physical[obs.dst].append(obs.card)
                 if before[(obs.src, str(obs.card))] or visible(LAYOUT, physical)[(obs.dst, str(obs.card))]:
                     true_moves.append(obs)  # a card slid out from under a pile into a face-down one is unseen
@@ -265,7 +265,7 @@ def test_a_card_whose_name_flips_between_reads_is_the_same_card():
                 if obs.card not in cards:  # the discard pile turned over as the draw pile
                     cards += physical.pop("discard_pile")
                     physical["discard_pile"] = []
-                del cards[len(cards) - 1 - cards[::-1].index(obs.card)]
+                remove_last(cards, obs.card)
                 physical[obs.dst].append(obs.card)
                 assert inference.update(camera_view(physical)).desync is None
             else:

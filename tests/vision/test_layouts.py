@@ -20,7 +20,7 @@ from referee.errors import ConfigError
 from referee.games import GAMES, load_game, simulator
 from referee.observations import Observation
 from vision.calibration import from_markers
-from vision.events import EventInference, visible
+from vision.events import EventInference, remove_last, visible
 from vision.layout import Layout, Zone, load_layout
 from vision.synth.camera import look_at
 from vision.table_state import TableState
@@ -136,8 +136,7 @@ def take(physical: dict[str, list[Card]], card: Card, src: str, hidden: list[str
     loosely (a mat for the slot on it) or the camera does not track it (a hand), from where it
     lies, among zones as visible as ``src`` first."""
     others = sorted(physical, key=lambda z: (z in hidden) != (src in hidden))
-    cards = next(physical[z] for z in [src, *others] if card in physical.get(z, []))
-    del cards[len(cards) - 1 - cards[::-1].index(card)]
+    remove_last(next(physical[z] for z in [src, *others] if card in physical.get(z, [])), card)
 
 
 def turned_up(

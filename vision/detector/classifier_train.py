@@ -123,6 +123,16 @@ PICTURE = (slice(None), slice(int(0.22 * CROP_H), int(0.78 * CROP_H)),
            slice(int(0.24 * CROP_W), int(0.76 * CROP_W)))
 
 
+def chosen_courts(labels: np.ndarray, generator, share: float) -> np.ndarray:
+    """The indices of a random ``share`` of the J, Q and K crops among ``labels``."""
+    import torch
+
+    courts = np.nonzero(COURT[labels])[0]
+    if share <= 0 or not len(courts):
+        return courts[:0]
+    return courts[(torch.rand(len(courts), generator=generator) < share).numpy()]
+
+
 def swap_courts(x, labels: np.ndarray, generator, share: float):
     """Give a ``share`` of the J, Q and K crops the picture of another court card of the same
     suit, keeping their corners: the rank is then told by the corner index alone, as on a deck
@@ -130,10 +140,10 @@ def swap_courts(x, labels: np.ndarray, generator, share: float):
     import torch
 
     courts = np.nonzero(COURT[labels])[0]
-    if share <= 0 or not len(courts):
+    chosen = chosen_courts(labels, generator, share)
+    if not len(chosen):
         return x
     source = x.clone()
-    chosen = courts[(torch.rand(len(courts), generator=generator) < share).numpy()]
     for i in chosen:
         others = courts[(SUIT[labels[courts]] == SUIT[labels[i]]) & (RANK[labels[courts]] != RANK[labels[i]])]
         if len(others):
@@ -152,12 +162,7 @@ def mask_indices(x, labels: np.ndarray, generator, share: float):
     """Blank both corner indices of a ``share`` of the J, Q and K crops with the corner's own
     median colour (the card's paper): some designs print no rank on their court cards, only
     the picture tells them apart, and it is then the picture the classifier must read."""
-    import torch
-
-    courts = np.nonzero(COURT[labels])[0]
-    if share <= 0 or not len(courts):
-        return x
-    for i in courts[(torch.rand(len(courts), generator=generator) < share).numpy()]:
+    for i in chosen_courts(labels, generator, share):
         for corner in CORNERS:
             region = x[(i, *corner)]
             x[(i, *corner)] = region.flatten(1).median(dim=1).values[:, None, None]
