@@ -17,6 +17,7 @@ import yaml
 from referee.cards import CLASSES
 from vision.detector import load_detector
 from vision.detector.crops import CROP_H, CROP_W, card_crop
+from vision.detector.not_a_card import NOT_A_CARD, NotACardConfig, cards_only_state, mine
 from vision.detector.two_stage import TwoStageDetector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,8 +122,9 @@ def test_keep_start_ends_a_fine_tune_halfway_between_the_start_and_the_tuned_wei
                 str(tmp_path / "cls"), "--epochs", "1")
     assert r.returncode == 0, r.stderr[-2000:]
     run = tmp_path / "cls"
-    w0, tuned, mixed = (torch.load(p, map_location="cpu")["state_dict"]
-                        for p in (start, run / "classifier_tuned.pt", run / "classifier.pt"))
+    tuned, mixed = (torch.load(p, map_location="cpu")["state_dict"]
+                    for p in (run / "classifier_tuned.pt", run / "classifier.pt"))
+    w0 = cards_only_state(start)  # the fine-tune trains the card rows; a not-a-card row is re-fitted
     moved = 0
     for k, w in mixed.items():
         if w.is_floating_point():
@@ -155,3 +157,38 @@ def test_index_mask_blanks_both_corners_of_court_cards_only(tiny_dataset):
             region = out[(i, *corner)].flatten(1)
             assert (region == region[:, :1]).all()  # flat
             assert not torch.equal(out[(i, *corner)], x[(i, *corner)])
+
+
+def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
+    """``stage: not_a_card`` on a few rendered tables with printed clutter: the classifier gains
+    one output, its card rows stay as they were (same names), and the new output says "no
+    card" more on the finder's boxes on no card than on the cards."""
+    import torch
+
+    data = tmp_path / "printed"
+    r = cardref("synth", "--out", str(data), "--images", "12", "--seed", "21", "--imgsz", "640",
+                "--val-every", "6", "--quiet", "--recipe", str(ROOT / "datasets/recipes/train_printed.yaml"))
+    assert r.returncode == 0, r.stderr
+    cfg = yaml.safe_load((ROOT / "configs/detector/not_a_card.yaml").read_text())
+    cfg.update(every=1, steps=200)
+    recipe = tmp_path / "not_a_card.yaml"
+    recipe.write_text(yaml.safe_dump(cfg))
+    start = ROOT / "models/cards_cls.pt"
+    r = cardref("train", "--config", str(recipe), "--from", str(start), "--data", str(data), "--out",
+                str(tmp_path / "nac"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    fitted = torch.load(tmp_path / "nac/classifier.pt", map_location="cpu")
+    assert fitted["classes"] == [*CLASSES, NOT_A_CARD]
+    before, after = cards_only_state(start), cards_only_state(tmp_path / "nac/classifier.pt")
+    assert before.keys() == after.keys() and all(torch.equal(after[k], before[k]) for k in before)
+    from vision.detector.two_stage import CardClassifier
+
+    finder = load_detector(conf=0.05).finder
+    mined = mine(finder, [data], NotACardConfig("not_a_card", every=1), log=lambda _: None)
+    assert len(mined.negatives) >= 5 and len(mined.positives) >= 12
+    new = CardClassifier(tmp_path / "nac/classifier.onnx")
+    probs, card_on_cards = new.read(mined.positives)
+    _, card_off_cards = new.read(mined.negatives)
+    shipped = CardClassifier(ROOT / "models/cards_cls.onnx")
+    assert np.allclose(probs, shipped.read(mined.positives)[0], atol=1e-5)
+    assert card_off_cards.mean() < 0.5 < card_on_cards.mean()

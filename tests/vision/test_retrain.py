@@ -12,6 +12,7 @@ from collect_video import render_states, write_detections, write_video
 
 from vision.cli.main import main
 from vision.detector import shipped_model
+from vision.detector.not_a_card import NOT_A_CARD
 from vision.detector.retrain import MODEL_FILES, Score, decide, install
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,6 +66,10 @@ def test_one_tiny_epoch_does_not_replace_the_shipped_model(tmp_path, capsys):
     assert "KEPT the old model" in printed
     assert {name: (models / name).read_bytes() for name in MODEL_FILES} == before
     assert all((run / "candidate" / name).exists() for name in MODEL_FILES)
+    # The fine-tuned card rows got a not-a-card row fitted again, like the shipped classifier's.
+    import torch
+
+    assert torch.load(run / "candidate/cards_cls.pt", map_location="cpu")["classes"][-1] == NOT_A_CARD
     assert '"replaced": false' in (run / "retrain.json").read_text()
 
 

@@ -1,7 +1,9 @@
 """``cardref train``: train or fine-tune one stage of the card detector, then export ONNX.
 
 The config says which stage: the card finder (``configs/detector/cards.yaml``, Ultralytics
-YOLO) or the card classifier (``configs/detector/classifier.yaml``, ``stage: classifier``).
+YOLO), the card classifier (``configs/detector/classifier.yaml``, ``stage: classifier``) or
+the classifier's not-a-card row (``configs/detector/not_a_card.yaml``, ``stage: not_a_card``:
+fitted on the finder's boxes on no card in the ``--data`` sets).
 Without ``--data`` the synthetic training set of the config is rendered first (``cardref
 synth``); with ``--data DIR`` (repeatable) those Ultralytics datasets are used together.
 
@@ -69,8 +71,8 @@ def config_stage(path: str) -> str:
     except (OSError, yaml.YAMLError) as e:
         raise ConfigError(f"{path}: cannot read detector config: {e}") from None
     stage = raw.get("stage", "finder") if isinstance(raw, dict) else None
-    if stage not in ("finder", "classifier"):
-        raise ConfigError(f"{path}: field 'stage': expected finder or classifier, got {stage!r}")
+    if stage not in ("finder", "classifier", "not_a_card"):
+        raise ConfigError(f"{path}: field 'stage': expected finder, classifier or not_a_card, got {stage!r}")
     return stage
 
 
@@ -86,6 +88,29 @@ def run_classifier(args: argparse.Namespace) -> int:
     start = Path(args.start_from) if args.start_from else None
     best = train_classifier(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
     print(f"best weights: {best}")
+    if not args.no_export:
+        print(f"ONNX model: {export_classifier(best, best.with_suffix('.onnx'))}")
+    return 0
+
+
+def run_not_a_card(args: argparse.Namespace) -> int:
+    """Fit the classifier's not-a-card row (``--from`` the classifier's .pt, default the shipped
+    one) on the boxes the finder puts on no card in ``--data`` sets."""
+    from vision.detector import load_detector, shipped_model
+    from vision.detector.classifier_train import export_classifier
+    from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
+
+    cfg = NotACardConfig.load(args.config)
+    if args.threads:
+        cfg.threads = args.threads
+    if not args.data:
+        raise ConfigError(f"{args.config}: a not-a-card fit mines rendered sets: give --data DIR")
+    start = Path(args.start_from) if args.start_from else shipped_model(".pt").with_name("cards_cls.pt")
+    finder_path = Path(cfg.finder) if cfg.finder else shipped_model()
+    finder = load_detector(finder_path, conf=cfg.min_conf, threads=cfg.threads)
+    finder = getattr(finder, "finder", finder)  # the finder alone, not the two-stage detector
+    best = fit_not_a_card(start, mine(finder, args.data, cfg), cfg, args.out / "classifier.pt")
+    print(f"weights: {best}")
     if not args.no_export:
         print(f"ONNX model: {export_classifier(best, best.with_suffix('.onnx'))}")
     return 0
@@ -148,8 +173,11 @@ def run(args: argparse.Namespace) -> int:
     require_training_extras()
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
-    if config_stage(args.config) == "classifier":
+    stage = config_stage(args.config)
+    if stage == "classifier":
         return run_classifier(args)
+    if stage == "not_a_card":
+        return run_not_a_card(args)
     cfg = TrainConfig.load(args.config)
     datasets = args.data or [synth_dataset(cfg.data)]
     best = train(cfg, datasets, args.out, start_from=args.start_from, resume=args.resume,

@@ -22,6 +22,7 @@ from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import read_yolo_dataset
+from vision.detector.not_a_card import cards_only_state
 
 
 @dataclass
@@ -204,8 +205,8 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         raise ConfigError("no labelled cards in the train split of " + ", ".join(map(str, datasets)))
     log(f"classifier: {len(x_train)} train crops, {len(x_val)} val crops ({time.time() - t0:.0f} s)")
     net = build_net(cfg.width)
-    if start_from is not None:
-        net.load_state_dict(torch.load(start_from, map_location="cpu")["state_dict"])
+    if start_from is not None:  # the card rows: a not-a-card row is re-fitted after (not_a_card.py)
+        net.load_state_dict(cards_only_state(start_from))
     epochs = epochs or cfg.epochs
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
@@ -254,12 +255,13 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
 
     a = torch.load(start, map_location="cpu")
     b = torch.load(tuned, map_location="cpu")
-    if a.get("width") != b.get("width") or a["state_dict"].keys() != b["state_dict"].keys():
+    start_cards = cards_only_state(start)
+    if a.get("width") != b.get("width") or start_cards.keys() != b["state_dict"].keys():
         raise ConfigError(f"{start}: not the same network as {tuned}: cannot average their weights")
     mixed = {}
     for k, w in b["state_dict"].items():
         if w.is_floating_point():
-            w = (keep_start * a["state_dict"][k].float() + (1 - keep_start) * w.float()).to(w.dtype)
+            w = (keep_start * start_cards[k].float() + (1 - keep_start) * w.float()).to(w.dtype)
         mixed[k] = w
     torch.save({**b, "state_dict": mixed}, dest)
     return dest
@@ -270,7 +272,7 @@ def export_classifier(weights: Path, dest: Path) -> Path:
     import torch
 
     ckpt = torch.load(weights, map_location="cpu")
-    net = build_net(ckpt["width"])
+    net = build_net(ckpt["width"], len(ckpt.get("classes", CLASSES)))
     net.load_state_dict(ckpt["state_dict"])
     net.eval()
     dest.parent.mkdir(parents=True, exist_ok=True)

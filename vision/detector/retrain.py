@@ -132,9 +132,31 @@ def train_candidate(job: RetrainJob, log: Callable[[str], None]) -> Path:
         epochs=epochs,
         log=log,
     )
+    weights = refit_not_a_card(job, weights, candidate / "cards.onnx", log)
     export_classifier(weights, candidate / "cards_cls.onnx")
     shutil.copy(weights, candidate / "cards_cls.pt")
     return candidate
+
+
+def refit_not_a_card(job: RetrainJob, weights: Path, finder: Path, log: Callable[[str], None]) -> Path:
+    """A fine-tune trains the card rows only: when the current classifier has a not-a-card
+    row, fit it again on the new features, from the new finder's boxes on no card in the
+    synthetic set (``configs/detector/not_a_card.yaml``)."""
+    import torch
+
+    from referee.paths import project_root
+    from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
+    from vision.detector.onnx_backend import OnnxDetector
+
+    current = torch.load(job.models / "cards_cls.pt", map_location="cpu")
+    if len(current.get("classes", CLASSES)) == len(CLASSES):
+        return weights
+    cfg = NotACardConfig.load(project_root() / "configs/detector/not_a_card.yaml")
+    mined = mine(OnnxDetector(finder, conf=cfg.min_conf, threads=job.threads), [job.synthetic], cfg, log)
+    if not len(mined.negatives):
+        log("not a card: the new finder put no box on anything but cards: the classifier keeps no such row")
+        return weights
+    return fit_not_a_card(weights, mined, cfg, weights.with_name("classifier_not_a_card.pt"), log)
 
 
 def held_out_sets(job: RetrainJob) -> dict[str, list[Sample]]:

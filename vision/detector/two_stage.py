@@ -11,10 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
+from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import crops_batch, to_blob
 from vision.detector.detections import Detections
 from vision.detector.onnx_backend import RUNNERS
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 class CardClassifier:
@@ -26,28 +32,40 @@ class CardClassifier:
             raise CardrefError(f"{self.path}: classifier model not found")
         self.run = RUNNERS[runtime](self.path, threads)
 
-    def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(n, classes) softmax probabilities of uint8 BGR crops (n, H, W, 3), averaged over
-        each crop and the crop turned by 180 degrees: a card reads the same both ways up, and
-        the two looks together name real cards better (rank accuracy on the real photos'
-        true boxes 0.88 -> 0.90)."""
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(n, 54) card probabilities and (n,) each crop's probability of being a card at all.
+
+        The softmax is averaged over each crop and the crop turned by 180 degrees: a card reads
+        the same both ways up, and the two looks together name real cards better (rank accuracy
+        on the real photos' true boxes 0.88 -> 0.90). A classifier with a not-a-card output
+        (``vision/detector/not_a_card.py``) gives the second array from the softmax over all
+        its outputs; the card probabilities are the softmax over the card outputs alone, so a
+        card's name and its likely alternatives are what the card rows say."""
         n = len(crops)
         if not n:
-            return np.zeros((0, 0), np.float32)
+            return np.zeros((0, len(CLASSES)), np.float32), np.zeros(0, np.float32)
         both = np.concatenate([crops, crops[:, ::-1, ::-1]])
         logits = self.run(to_blob(both))
-        z = logits - logits.max(axis=1, keepdims=True)
-        e = np.exp(z)
-        p = e / e.sum(axis=1, keepdims=True)
-        return ((p[:n] + p[n:]) / 2).astype(np.float32)
+        cards = softmax(logits[:, : len(CLASSES)])
+        cards = (cards[:n] + cards[n:]) / 2
+        card = np.ones(n)
+        if logits.shape[1] > len(CLASSES):
+            p = softmax(logits)
+            card = 1 - (p[:n, len(CLASSES)] + p[n:, len(CLASSES)]) / 2
+        return cards.astype(np.float32), card.astype(np.float32)
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(n, 54) card probabilities of uint8 BGR crops (n, H, W, 3): see :meth:`read`."""
+        return self.read(crops)[0]
 
 
 class TwoStageDetector:
     """Find cards with the one-class finder, then name each from its full-resolution crop.
     A box is kept when the finder's confidence reaches ``conf`` (a card is there, however
     unsure its name: the camera referee lets the rules choose among the likely names); its
-    confidence is the finder's confidence times the classifier's probability, which ranks
-    detections for mAP."""
+    confidence is the finder's confidence times the classifier's probability of the name (and
+    of a card at all, when the classifier has a not-a-card output), which ranks detections
+    for mAP. A box on something that is no card keeps its place with a low confidence."""
 
     def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None,
                  runtime: str = "onnx"):
@@ -59,9 +77,9 @@ class TwoStageDetector:
         found = self.finder.detect(image_bgr)
         if not len(found):
             return found
-        probs = self.classifier.probabilities(crops_batch(image_bgr, found.xyxy))
+        probs, card = self.classifier.read(crops_batch(image_bgr, found.xyxy))
         class_id = probs.argmax(axis=1)
-        confidence = found.confidence * probs[np.arange(len(probs)), class_id]
+        confidence = found.confidence * card * probs[np.arange(len(probs)), class_id]
         keep = found.confidence >= self.conf
         return Detections(
             found.xyxy[keep],
