@@ -28,6 +28,15 @@ def cardref(*args: str) -> subprocess.CompletedProcess:
                           cwd=ROOT)
 
 
+def recipe_with(name: str, folder: Path, **changes) -> Path:
+    """A copy of the committed recipe ``configs/detector/NAME`` with some settings changed."""
+    cfg = yaml.safe_load((ROOT / "configs/detector" / name).read_text())
+    cfg.update(changes)
+    recipe = folder / name
+    recipe.write_text(yaml.safe_dump(cfg))
+    return recipe
+
+
 @pytest.fixture(scope="module")
 def tiny_dataset(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("tiny") / "data"
@@ -113,10 +122,7 @@ def test_keep_start_ends_a_fine_tune_halfway_between_the_start_and_the_tuned_wei
     beside the averaged ones it exports: every float weight is the midpoint."""
     import torch
 
-    cfg = yaml.safe_load((ROOT / "configs/detector/classifier_fifth.yaml").read_text())
-    cfg.update(keep_start=0.5, copies=1)
-    recipe = tmp_path / "fine.yaml"
-    recipe.write_text(yaml.safe_dump(cfg))
+    recipe = recipe_with("classifier_fifth.yaml", tmp_path, keep_start=0.5, copies=1)
     start = ROOT / "models/cards_cls.pt"
     r = cardref("train", "--config", str(recipe), "--from", str(start), "--data", str(tiny_dataset), "--out",
                 str(tmp_path / "cls"), "--epochs", "1")
@@ -169,10 +175,7 @@ def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
     r = cardref("synth", "--out", str(data), "--images", "12", "--seed", "21", "--imgsz", "640",
                 "--val-every", "6", "--quiet", "--recipe", str(ROOT / "datasets/recipes/train_printed.yaml"))
     assert r.returncode == 0, r.stderr
-    cfg = yaml.safe_load((ROOT / "configs/detector/not_a_card.yaml").read_text())
-    cfg.update(every=1, steps=200)
-    recipe = tmp_path / "not_a_card.yaml"
-    recipe.write_text(yaml.safe_dump(cfg))
+    recipe = recipe_with("not_a_card.yaml", tmp_path, every=1, steps=200)
     start = ROOT / "models/cards_cls.pt"
     r = cardref("train", "--config", str(recipe), "--from", str(start), "--data", str(data), "--out",
                 str(tmp_path / "nac"))
@@ -192,3 +195,52 @@ def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
     shipped = CardClassifier(ROOT / "models/cards_cls.onnx")
     assert np.allclose(probs, shipped.read(mined.positives)[0], atol=1e-5)
     assert card_off_cards.mean() < 0.5 < card_on_cards.mean()
+
+
+def test_full_bleed_stretches_the_picture_of_court_cards_over_the_card(tiny_dataset):
+    """Rendered crops with every court card chosen: each J/Q/K crop's card area becomes its
+    picture window stretched (corners and the table around the card kept); other cards stay."""
+    import torch
+    import torch.nn.functional as F
+
+    from vision.detector.classifier_train import (
+        CARD_COLS,
+        CARD_ROWS,
+        CORNERS,
+        COURT,
+        PICTURE,
+        _blob,
+        extract_crops,
+        full_bleed,
+    )
+
+    crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
+    x = _blob(crops)
+    out = full_bleed(x.clone(), labels, torch.Generator().manual_seed(0), 1.0)
+    (top, bottom), (left, right) = CARD_ROWS, CARD_COLS
+    kept = torch.ones_like(x[0], dtype=torch.bool)
+    kept[:, top:bottom, left:right] = False
+    assert COURT[labels].any()
+    for i, cls in enumerate(labels):
+        assert torch.equal(out[i][kept], x[i][kept])  # the table around the card
+        if not COURT[cls]:
+            assert torch.equal(out[i], x[i])
+            continue
+        for corner in CORNERS:
+            assert torch.equal(out[(i, *corner)], x[(i, *corner)])
+        stretched = F.interpolate(x[(i, *PICTURE)][None], size=(bottom - top, right - left), mode="bilinear",
+                                  align_corners=False)[0]
+        card = out[i, :, top:bottom, left:right]  # its middle, clear of both corners
+        assert torch.allclose(card[:, 30:-30, 20:-20], stretched[:, 30:-30, 20:-20])
+
+
+@pytest.mark.parametrize("name", ["cards.yaml", "classifier_sixth.yaml", "not_a_card.yaml"])
+def test_a_recipe_with_an_unknown_or_wrong_field_is_a_clear_error(name, tmp_path):
+    """Each stage's committed recipe loads; with a misspelt field, or a file that is no mapping,
+    ``cardref train`` stops with one line naming the file and the field."""
+    recipe = recipe_with(name, tmp_path, epochz=3)
+    r = cardref("train", "--config", str(recipe), "--data", str(tmp_path))
+    assert r.returncode == 2 and f"{recipe}: unknown field(s) epochz" in r.stderr
+    recipe.write_text("- stage\n- finder\n")
+    r = cardref("train", "--config", str(recipe), "--data", str(tmp_path))
+    assert r.returncode == 2 and str(recipe) in r.stderr and len(r.stderr.strip().splitlines()) == 1

@@ -16,13 +16,13 @@ from typing import Any
 
 import cv2
 import numpy as np
-import yaml
 
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.not_a_card import cards_only_state
+from vision.detector.recipe import load_config
 
 
 @dataclass
@@ -40,6 +40,7 @@ class ClassifierConfig:
     copies: int = 2  # jittered crops per labelled card (train split)
     court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's
     index_mask: float = 0.0  # share of J/Q/K crops whose two corner indices are blanked
+    full_bleed: float = 0.0  # share of J/Q/K crops whose upper figure is stretched over the card
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
     threads: int | None = None  # torch threads; 1 when another training shares the cores
@@ -47,15 +48,7 @@ class ClassifierConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> ClassifierConfig:
-        p = Path(path)
-        try:
-            raw = yaml.safe_load(p.read_text())
-        except (OSError, yaml.YAMLError) as e:
-            raise ConfigError(f"{p}: cannot read classifier config: {e}") from None
-        unknown = set(raw) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ConfigError(f"{p}: unknown field(s) {', '.join(sorted(unknown))}")
-        return cls(**raw)
+        return load_config(cls, path, "classifier config")
 
 
 def build_net(width: int = 48, classes: int = len(CLASSES)):
@@ -170,6 +163,30 @@ def mask_indices(x, labels: np.ndarray, generator, share: float):
     return x
 
 
+# The card inside a crop (``card_crop`` adds a margin of 0.06 of the box on each side).
+CARD_ROWS = (round(0.06 / 1.12 * CROP_H), round(1.06 / 1.12 * CROP_H))
+CARD_COLS = (round(0.06 / 1.12 * CROP_W), round(1.06 / 1.12 * CROP_W))
+
+
+def full_bleed(x, labels: np.ndarray, generator, share: float):
+    """Stretch the picture of a ``share`` of the J, Q and K crops over the whole card, keeping
+    both corners: a picture that fills the card, as some designs draw their court cards (no
+    white field around a framed figure), which a classifier that has seen only framed
+    pictures takes for a card's back."""
+    import torch.nn.functional as F
+
+    top, bottom = CARD_ROWS
+    left, right = CARD_COLS
+    for i in chosen_courts(labels, generator, share):
+        corners = [x[(i, *c)].clone() for c in CORNERS]
+        picture = x[(i, *PICTURE)][None]
+        x[i, :, top:bottom, left:right] = F.interpolate(picture, size=(bottom - top, right - left),
+                                                        mode="bilinear", align_corners=False)[0]
+        for c, saved in zip(CORNERS, corners, strict=True):
+            x[(i, *c)] = saved
+    return x
+
+
 def _blob(crops: np.ndarray):
     import torch
 
@@ -221,6 +238,7 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         for i in range(0, len(order), cfg.batch):
             idx = order[i : i + cfg.batch]
             x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
+            x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
             x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen)
             loss = loss_fn(net(x), torch.from_numpy(y_train[idx]))
             opt.zero_grad()

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import yaml
 
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import crops_batch, jitter_box, to_blob
 from vision.detector.detections import box_iou
 from vision.detector.evaluate import read_yolo_dataset
+from vision.detector.recipe import load_config
 
 NOT_A_CARD = "NOT_A_CARD"  # the extra class of a classifier checkpoint, after the 54 cards
 
@@ -50,15 +50,7 @@ class NotACardConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> NotACardConfig:
-        p = Path(path)
-        try:
-            raw = yaml.safe_load(p.read_text())
-        except (OSError, yaml.YAMLError) as e:
-            raise ConfigError(f"{p}: cannot read not-a-card config: {e}") from None
-        unknown = set(raw) - set(cls.__dataclass_fields__)
-        if unknown:
-            raise ConfigError(f"{p}: unknown field(s) {', '.join(sorted(unknown))}")
-        return cls(**raw)
+        return load_config(cls, path, "not-a-card config")
 
 
 @dataclass

@@ -17,6 +17,7 @@ import yaml
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from referee.paths import project_root
+from vision.detector.recipe import load_config
 
 
 @dataclass
@@ -35,19 +36,7 @@ class TrainConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> TrainConfig:
-        p = Path(path)
-        try:
-            raw = yaml.safe_load(p.read_text())
-        except (OSError, yaml.YAMLError) as e:
-            raise ConfigError(f"{p}: cannot read detector config: {e}") from None
-        known = set(cls.__dataclass_fields__)
-        unknown = set(raw) - known
-        if unknown:
-            raise ConfigError(f"{p}: unknown field(s) {', '.join(sorted(unknown))}")
-        try:
-            return cls(**raw)
-        except TypeError as e:
-            raise ConfigError(f"{p}: {e}") from None
+        return load_config(cls, path, "detector config")
 
 
 def offline_ultralytics() -> None:
