@@ -6,7 +6,7 @@ cards names each of them. One more row on the classifier's last layer, fitted on
 features of the boxes the finder puts on no card in rendered sets (printed covers, notes,
 phones, empty table), gives each box a probability of being no card at all. The 54 card rows
 are left as they were, so a card's name does not change; only a box's confidence drops
-(real photos, rank mAP50 0.894 -> 0.908 with the sixth-pass classifier; see the model card).
+(real photos, rank mAP50 0.894 -> 0.910 with the sixth-pass classifier; see the model card).
 
 Fitting one row takes seconds on a CPU, where fine-tuning the whole classifier with a 55th
 class takes most of an hour, and it can be re-fitted after any fine-tune of the card rows.
