@@ -244,3 +244,15 @@ def test_a_recipe_with_an_unknown_or_wrong_field_is_a_clear_error(name, tmp_path
     recipe.write_text("- stage\n- finder\n")
     r = cardref("train", "--config", str(recipe), "--data", str(tmp_path))
     assert r.returncode == 2 and str(recipe) in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["cards.yaml", "classifier_sixth.yaml", "not_a_card.yaml"])
+def test_missing_start_weights_are_refused_before_any_work(name, tiny_dataset, tmp_path):
+    """``--from`` a file that is not there: one line naming it, before crops are cut or boxes
+    mined (a traceback after minutes of work loses the user's time)."""
+    missing = tmp_path / "nowhere.pt"
+    r = cardref("train", "--config", str(ROOT / "configs/detector" / name), "--from", str(missing), "--data",
+                str(tiny_dataset), "--out", str(tmp_path / "run"))
+    assert r.returncode == 2
+    expected = f"{missing}: --from weights not found (expected a .pt file)"
+    assert r.stderr.strip() == f"cardref train: error: {expected}"

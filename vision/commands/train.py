@@ -84,13 +84,23 @@ def run_classifier(args: argparse.Namespace) -> int:
         cfg.threads = args.threads
     if args.batch:
         cfg.batch = args.batch
+    start = existing_weights(args.start_from)
     datasets = args.data or [synth_dataset(cfg.data)]
-    start = Path(args.start_from) if args.start_from else None
     best = train_classifier(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
     print(f"best weights: {best}")
     if not args.no_export:
         print(f"ONNX model: {export_classifier(best, best.with_suffix('.onnx'))}")
     return 0
+
+
+def existing_weights(path: str | Path | None) -> Path | None:
+    """``--from`` checked before any work: a missing file is an error, not a traceback after
+    minutes of crop extraction or mining."""
+    if path is None:
+        return None
+    if not Path(path).is_file():
+        raise ConfigError(f"{path}: --from weights not found (expected a .pt file)")
+    return Path(path)
 
 
 def run_not_a_card(args: argparse.Namespace) -> int:
@@ -105,8 +115,10 @@ def run_not_a_card(args: argparse.Namespace) -> int:
         cfg.threads = args.threads
     if not args.data:
         raise ConfigError(f"{args.config}: a not-a-card fit mines rendered sets: give --data DIR")
-    start = Path(args.start_from) if args.start_from else shipped_model(".pt").with_name("cards_cls.pt")
+    start = existing_weights(args.start_from or shipped_model(".pt").with_name("cards_cls.pt"))
     finder_path = Path(cfg.finder) if cfg.finder else shipped_model()
+    if not finder_path.exists():
+        raise ConfigError(f"{args.config}: field 'finder': {finder_path} not found")
     finder = load_detector(finder_path, conf=cfg.min_conf, threads=cfg.threads)
     finder = getattr(finder, "finder", finder)  # the finder alone, not the two-stage detector
     best = fit_not_a_card(start, mine(finder, args.data, cfg), cfg, args.out / "classifier.pt")
@@ -179,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     if stage == "not_a_card":
         return run_not_a_card(args)
     cfg = TrainConfig.load(args.config)
+    existing_weights(args.start_from)
     datasets = args.data or [synth_dataset(cfg.data)]
     best = train(cfg, datasets, args.out, start_from=args.start_from, resume=args.resume,
                  device=args.device, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch,
