@@ -106,9 +106,10 @@ def existing_weights(path: str | Path | None) -> Path | None:
 def run_not_a_card(args: argparse.Namespace) -> int:
     """Fit the classifier's not-a-card row (``--from`` the classifier's .pt, default the shipped
     one) on the boxes the finder puts on no card in ``--data`` sets."""
-    from vision.detector import load_detector, shipped_model
+    from vision.detector import shipped_model
     from vision.detector.classifier_train import export_classifier
     from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
+    from vision.detector.onnx_backend import OnnxDetector
 
     cfg = NotACardConfig.load(args.config)
     if args.threads:
@@ -119,8 +120,7 @@ def run_not_a_card(args: argparse.Namespace) -> int:
     finder_path = Path(cfg.finder) if cfg.finder else shipped_model()
     if not finder_path.exists():
         raise ConfigError(f"{args.config}: field 'finder': {finder_path} not found")
-    finder = load_detector(finder_path, conf=cfg.min_conf, threads=cfg.threads)
-    finder = getattr(finder, "finder", finder)  # the finder alone, not the two-stage detector
+    finder = OnnxDetector(finder_path, conf=cfg.min_conf, threads=cfg.threads)  # the finder alone
     best = fit_not_a_card(start, mine(finder, args.data, cfg), cfg, args.out / "classifier.pt")
     print(f"weights: {best}")
     if not args.no_export:

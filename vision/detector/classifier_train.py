@@ -21,7 +21,7 @@ from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import read_yolo_dataset
-from vision.detector.not_a_card import cards_only_state
+from vision.detector.not_a_card import cards_only_state, load_net
 from vision.detector.recipe import load_config
 
 
@@ -40,7 +40,7 @@ class ClassifierConfig:
     copies: int = 2  # jittered crops per labelled card (train split)
     court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's
     index_mask: float = 0.0  # share of J/Q/K crops whose two corner indices are blanked
-    full_bleed: float = 0.0  # share of J/Q/K crops whose upper figure is stretched over the card
+    full_bleed: float = 0.0  # share of J/Q/K crops whose picture is stretched over the whole card
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
     threads: int | None = None  # torch threads; 1 when another training shares the cores
@@ -271,9 +271,9 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
     ones."""
     import torch
 
-    a = torch.load(start, map_location="cpu")
+    start_net, a = load_net(start, cards_only=True)
+    start_cards = start_net.state_dict()
     b = torch.load(tuned, map_location="cpu")
-    start_cards = cards_only_state(start)
     if a.get("width") != b.get("width") or start_cards.keys() != b["state_dict"].keys():
         raise ConfigError(f"{start}: not the same network as {tuned}: cannot average their weights")
     mixed = {}

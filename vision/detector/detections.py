@@ -57,14 +57,22 @@ class Detections:
         return [CLASSES[i] for i in self.class_id]
 
 
-def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+def box_area(boxes: np.ndarray) -> np.ndarray:
+    """Areas (n,) of xyxy boxes."""
+    return (boxes[:, 2:] - boxes[:, :2]).clip(0).prod(axis=1)
+
+
+def box_intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intersection areas (len(a), len(b)) of xyxy boxes."""
     tl = np.maximum(a[:, None, :2], b[None, :, :2])
     br = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.clip(br - tl, 0, None).prod(axis=2)
-    area_a = (a[:, 2:] - a[:, :2]).clip(0).prod(axis=1)
-    area_b = (b[:, 2:] - b[:, :2]).clip(0).prod(axis=1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    return np.clip(br - tl, 0, None).prod(axis=2)
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix (len(a), len(b)) of xyxy boxes."""
+    inter = box_intersection(a, b)
+    return inter / np.maximum(box_area(a)[:, None] + box_area(b)[None, :] - inter, 1e-9)
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import crops_batch, jitter_box, to_blob
-from vision.detector.detections import box_iou
+from vision.detector.detections import box_area, box_intersection, box_iou
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.recipe import load_config
 
@@ -37,7 +37,7 @@ class NotACardConfig:
     """``configs/detector/not_a_card.yaml``: how boxes are mined and the row is fitted."""
 
     stage: str
-    finder: str | None = None  # the finder whose boxes are mined (default: the shipped one)
+    finder: str | None = None  # the finder (.onnx) whose boxes are mined (default: the shipped one)
     min_conf: float = 0.05  # a finder box this confident on no card is a negative
     every: int = 2  # mine every n-th image of each dataset's train split
     cards_per_image: int = 3  # true cards per image kept as positives (jittered boxes)
@@ -65,11 +65,8 @@ def on_no_card(true_boxes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     than 60 % of the box (a box on part of a card, or on two overlapping cards, is not one)."""
     if not len(true_boxes):
         return np.ones(len(boxes), bool)
-    tl = np.maximum(true_boxes[:, None, :2], boxes[None, :, :2])
-    br = np.minimum(true_boxes[:, None, 2:], boxes[None, :, 2:])
-    inside = np.clip(br - tl, 0, None).prod(axis=2)
-    area = np.maximum((boxes[:, 2:] - boxes[:, :2]).prod(axis=1), 1e-9)
-    return (box_iou(true_boxes, boxes).max(axis=0) < 0.3) & ((inside / area).max(axis=0) < 0.6)
+    covered = box_intersection(true_boxes, boxes) / np.maximum(box_area(boxes), 1e-9)
+    return (box_iou(true_boxes, boxes).max(axis=0) < 0.3) & (covered.max(axis=0) < 0.6)
 
 
 def mine(finder, datasets: list[Path], cfg: NotACardConfig, log: Callable[[str], None] = print) -> Mined:
