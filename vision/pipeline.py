@@ -50,7 +50,7 @@ class Event:
 class Settings:
     reads: int = 3  # settled frames read and voted on per table state
     quiet_s: float = 0.4
-    conf: float = 0.25  # a card is there (the finder's confidence): unsure names still vote
+    conf: float = 0.25  # a card is there (``Detections.found``): unsure names still vote
     calibrate_from_cards: bool = True  # no markers in view: fit the start layout's cards
 
 

@@ -13,14 +13,15 @@ from referee.cards import CLASSES
 class Detections:
     """Parallel arrays: ``xyxy`` (n, 4) float32 pixel boxes, ``confidence`` (n,) float32,
     ``class_id`` (n,) int64 indexing :data:`referee.cards.CLASSES`. A two-stage detector also
-    gives each box's class probabilities and its ``presence``, the finder's confidence that a
-    card is there at all (a card can be surely there and unsurely named)."""
+    gives each box's class probabilities and its ``presence``, how sure it is that a card is
+    there at all, whatever its name (the finder's confidence times the classifier's
+    probability of a card): a card can be surely there and unsurely named."""
 
     xyxy: np.ndarray
     confidence: np.ndarray
     class_id: np.ndarray
     class_probs: np.ndarray | None = None  # (n, classes) when the detector gives them
-    presence: np.ndarray | None = None  # (n,) the finder's confidence, when it is separate
+    presence: np.ndarray | None = None  # (n,) a card is there (two-stage detectors)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -48,8 +49,8 @@ class Detections:
 
     @property
     def found(self) -> np.ndarray:
-        """How sure the detector is that a card is there: the finder's confidence when it is
-        separate, else the detection's confidence."""
+        """How sure the detector is that a card is there: ``presence`` when it is separate,
+        else the detection's confidence."""
         return self.confidence if self.presence is None else self.presence
 
     @property

@@ -65,7 +65,8 @@ class TwoStageDetector:
     unsure its name: the camera referee lets the rules choose among the likely names); its
     confidence is the finder's confidence times the classifier's probability of the name (and
     of a card at all, when the classifier has a not-a-card output), which ranks detections
-    for mAP. A box on something that is no card keeps its place with a low confidence."""
+    for mAP. A box on something that is no card keeps its place with a low confidence, and a
+    low ``presence`` (the finder's confidence times the probability of a card at all)."""
 
     def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None,
                  runtime: str = "onnx"):
@@ -81,10 +82,14 @@ class TwoStageDetector:
         class_id = probs.argmax(axis=1)
         confidence = found.confidence * card * probs[np.arange(len(probs)), class_id]
         keep = found.confidence >= self.conf
+        # How sure a card is there at all, whatever its name: the camera referee counts a box
+        # as a card from this. The mat's empty zone outlines and its markers are card-shaped
+        # enough for the finder; the classifier's not-a-card output takes most of them down.
+        presence = found.confidence * card
         return Detections(
             found.xyxy[keep],
             confidence[keep].astype(np.float32),
             class_id[keep].astype(np.int64),
             probs[keep],
-            found.confidence[keep].astype(np.float32),
+            presence[keep].astype(np.float32),
         )
