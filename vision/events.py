@@ -22,7 +22,8 @@ observations for the referee:
   likely for a card that changed (a king it half took for a queen);
 - a card drawn and named unsurely that is later read surely as another card still unseen is
   renamed (a ``rename`` observation: the referee re-reads the game with the right name), when
-  the rules accept the game and the table with it.
+  the rules accept the game and the table with it; when nothing else explains the table, a
+  later read no surer than the first name will do, if the detector confused the two names.
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
@@ -268,16 +269,17 @@ class EventInference:
         # detector found less likely than its first choice now.
         # Without a reading of the table, a surer name than the first is enough; with one,
         # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
+        # When nothing else explains the table, the first unsure name gives way to the read now
+        # even if that is no surer (both names the detector confused): a stall helps no one.
         correction = self._corrected_plan(seen, RENAME_MARGIN if plan is not None else 0.0)
         if correction is not None and (plan is None or len(correction[3]) < len(plan)):
-            rename, self.physical, changes, plan, p = correction
-            result.fed.append((rename, self.referee.feed(rename)))
-            result.seq.append(None)
-            self.named[str(rename.data["as"])] = Naming(self.named.pop(str(rename.card)).at, p)
+            changes, plan = self._correct(correction, result)
         elif plan is None:
             renamed = self._renamed_plan(seen)
             if renamed is not None:
                 changes, plan, result.read_as = renamed
+            elif (correction := self._corrected_plan(seen, None)) is not None:
+                changes, plan = self._correct(correction, result)
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
@@ -305,6 +307,14 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _correct(self, correction: tuple, result: Result) -> tuple[list[Change], list[Observation]]:
+        """Feed the rename of :meth:`_corrected_plan`; return the changes and plan after it."""
+        rename, self.physical, changes, plan, p = correction
+        result.fed.append((rename, self.referee.feed(rename)))
+        result.seq.append(None)
+        self.named[str(rename.data["as"])] = Naming(self.named.pop(str(rename.card)).at, p)
+        return changes, plan
 
     def _aliased(self, seen: TableState) -> TableState:
         """The camera's picture with the names the players gave misread cards, where the name
@@ -334,12 +344,13 @@ class EventInference:
             )
 
     def _corrected_plan(
-        self, seen: TableState, margin: float
+        self, seen: TableState, margin: float | None
     ) -> tuple[Observation, dict[str, list[Card]], list[Change], list[Observation], float] | None:
         """A card named unsurely when it came into view, gone from where it lay, while a card
         the game has not shown yet appears: the camera may have misread the first. The likeliest
         such rename the referee accepts, with which the table is explained: the rename, the
-        physical table, the changes and plan after it, and the new name's probability."""
+        physical table, the changes and plan after it, and the new name's probability. The new
+        name must be likelier than the first by ``margin``; with None, any likelihood will do."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
         gone = {n for (_, n), k in (expected - now).items() if k > 0}
@@ -354,7 +365,7 @@ class EventInference:
                 # A misread is between names the detector found likely for that one card; a
                 # card the camera never confused with it is another card (laid on top of it).
                 confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
-                surely = p > naming.p + margin
+                surely = margin is None or p > naming.p + margin
                 if new != old and new not in in_view and new not in self.named and surely and confused:
                     options.append((p - naming.p, old, new, naming.at, p))
         for _, old, new, at, p in sorted(options, reverse=True)[:MAX_CORRECTIONS]:
