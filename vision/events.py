@@ -269,8 +269,6 @@ class EventInference:
         # detector found less likely than its first choice now.
         # Without a reading of the table, a surer name than the first is enough; with one,
         # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
-        # When nothing else explains the table, the first unsure name gives way to the read now
-        # even if that is no surer (both names the detector confused): a stall helps no one.
         correction = self._corrected_plan(seen, RENAME_MARGIN if plan is not None else 0.0)
         if correction is not None and (plan is None or len(correction[3]) < len(plan)):
             changes, plan = self._correct(correction, result)
@@ -278,6 +276,8 @@ class EventInference:
             renamed = self._renamed_plan(seen)
             if renamed is not None:
                 changes, plan, result.read_as = renamed
+            # Nothing else explains the table: the first unsure name gives way to the read now
+            # even if that is no surer (two names the detector confused), rather than stall.
             elif (correction := self._corrected_plan(seen, None)) is not None:
                 changes, plan = self._correct(correction, result)
         unexplained: list[Change] = []

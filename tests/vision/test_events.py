@@ -198,30 +198,20 @@ def test_a_misread_card_takes_the_likely_name_the_rules_accept(seed):
     assert camera.snapshot() == truth.snapshot()
 
 
-@pytest.mark.parametrize("seed", [9, 10])
-def test_a_drawn_card_misnamed_legally_is_renamed_when_read_right(seed):
+@pytest.mark.parametrize(("seed", "later"), [(9, None), (10, None), (1, 0.2), (2, 0.2), (3, 0.2)])
+def test_a_drawn_card_misnamed_legally_is_renamed_when_read_right(seed, later):
+    """Drawn cards first named wrongly (0.3), their true name second, then read right: surely
+    (``later`` None), or unsurer (0.2) than the wrong name and with no other likely name, when
+    the rename is the only way the game explains the table, so it is made rather than stall.
+    Unsure later reads, measured 2026-11-25 on seeds 1 to 12: 9 games followed whole (0 before
+    that last resort: each stalled at a desync); in the other three (4, 10, 11) the rules also
+    accept such an unsure read as a card freshly drawn, and the camera follows that."""
     m = misnaming(seed, max_obs=60)
+    m.later = later
     true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
     renames = [o for o in inferred if o.type == "rename"]
     assert m.count > 5 and len(renames) == m.count
     # The referee re-read the game with each right name: what it was fed is the truth.
-    fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
-    assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
-    assert camera.snapshot() == truth.snapshot()
-
-
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_misnamed_card_read_right_but_unsurely_is_renamed_rather_than_stall(seed):
-    """As above, but every later read of the card is unsurer (0.2) than its first wrong name
-    (0.3), with no other likely name: the rename is the only way the game explains the table,
-    so it is made. Measured 2026-11-25 on seeds 1 to 12: 9 games followed whole (before the
-    change, 0: each stalled at a desync); in the other three (4, 10, 11) the rules also accept
-    such an unsure read as a card freshly drawn, and the camera follows that."""
-    m = misnaming(seed, max_obs=60)
-    m.later = 0.2
-    true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
-    renames = [o for o in inferred if o.type == "rename"]
-    assert m.count > 5 and len(renames) == m.count
     fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
     assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
     assert camera.snapshot() == truth.snapshot()
