@@ -350,7 +350,8 @@ class EventInference:
         the game has not shown yet appears: the camera may have misread the first. The likeliest
         such rename the referee accepts, with which the table is explained: the rename, the
         physical table, the changes and plan after it, and the new name's probability. The new
-        name must be likelier than the first by ``margin``; with None, any likelihood will do."""
+        name must be likelier than the first by ``margin``; with None, it is no likelier (the
+        last resort, once the likelier ones have failed)."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
         gone = {n for (_, n), k in (expected - now).items() if k > 0}
@@ -365,7 +366,7 @@ class EventInference:
                 # A misread is between names the detector found likely for that one card; a
                 # card the camera never confused with it is another card (laid on top of it).
                 confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
-                surely = margin is None or p > naming.p + margin
+                surely = p <= naming.p if margin is None else p > naming.p + margin
                 if new != old and new not in in_view and new not in self.named and surely and confused:
                     options.append((p - naming.p, old, new, naming.at, p))
         for _, old, new, at, p in sorted(options, reverse=True)[:MAX_CORRECTIONS]:

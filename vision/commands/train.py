@@ -106,7 +106,7 @@ def existing_weights(path: str | Path | None) -> Path | None:
 def run_not_a_card(args: argparse.Namespace) -> int:
     """Fit the classifier's not-a-card row (``--from`` the classifier's .pt, default the shipped
     one) on the boxes the finder puts on no card in ``--data`` sets."""
-    from vision.detector import shipped_model
+    from vision.detector import classifier_for, shipped_model
     from vision.detector.classifier_train import export_classifier
     from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
     from vision.detector.onnx_backend import OnnxDetector
@@ -116,7 +116,7 @@ def run_not_a_card(args: argparse.Namespace) -> int:
         cfg.threads = args.threads
     if not args.data:
         raise ConfigError(f"{args.config}: a not-a-card fit mines rendered sets: give --data DIR")
-    start = existing_weights(args.start_from or shipped_model(".pt").with_name("cards_cls.pt"))
+    start = existing_weights(args.start_from or classifier_for(shipped_model()).with_suffix(".pt"))
     finder_path = Path(cfg.finder) if cfg.finder else shipped_model()
     if not finder_path.exists():
         raise ConfigError(f"{args.config}: field 'finder': {finder_path} not found")

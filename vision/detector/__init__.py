@@ -36,13 +36,13 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     classifier = classifier_for(p)
     two_stage = classifier.exists()
     if backend == "ultralytics":
-        from vision.detector.onnx_backend import UltralyticsDetector, onnx_imgsz
+        from vision.detector.onnx_backend import OnnxDetector, UltralyticsDetector
 
         # The .pt runs at the size its .onnx was exported at, so that both give the same boxes
         # (the shipped finder was trained at 640 and is run at 416: models/MODEL_CARD.md).
         beside = p.with_suffix(".onnx")
         if imgsz is None and p.suffix == ".pt" and beside.exists():
-            imgsz = onnx_imgsz(beside)
+            imgsz = OnnxDetector(beside, threads=1).imgsz
         detector = UltralyticsDetector(p, conf=conf, iou=iou, imgsz=imgsz)
     else:
         from vision.detector.onnx_backend import OnnxDetector

@@ -47,13 +47,6 @@ def exported_imgsz(path: Path, text: str) -> int:
     return max(sizes)
 
 
-def onnx_imgsz(path: Path) -> int:
-    """The input size of an ``.onnx`` model: its fixed side, or the size it was exported at."""
-    run = OrtRunner(path, 1)
-    side = run.input_shape[2]
-    return side if isinstance(side, int) else exported_imgsz(path, run.imgsz_text)
-
-
 def decode(output: np.ndarray, box: Letterbox, conf: float, iou: float, agnostic: bool,
            shape: tuple[int, int]) -> Detections:
     """YOLOv8 head output (1, 4 + classes, anchors) to Detections in image pixels."""

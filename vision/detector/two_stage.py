@@ -80,12 +80,12 @@ class TwoStageDetector:
             return found
         probs, card = self.classifier.read(crops_batch(image_bgr, found.xyxy))
         class_id = probs.argmax(axis=1)
-        confidence = found.confidence * card * probs[np.arange(len(probs)), class_id]
-        keep = found.confidence >= self.conf
         # How sure a card is there at all, whatever its name: the camera referee counts a box
         # as a card from this. The mat's empty zone outlines and its markers are card-shaped
         # enough for the finder; the classifier's not-a-card output takes most of them down.
         presence = found.confidence * card
+        confidence = presence * probs[np.arange(len(probs)), class_id]
+        keep = found.confidence >= self.conf
         return Detections(
             found.xyxy[keep],
             confidence[keep].astype(np.float32),
