@@ -52,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     from vision.detector import load_detector
     from vision.detector.evaluate import (
         REAL_RANKS,
+        breakdown,
+        by_design,
+        by_visible_share,
         draw_worst,
         face_back_confusions,
         read_voc_folder,
@@ -74,13 +77,18 @@ def run(args: argparse.Namespace) -> int:
         results = run_detector(detector, samples)
         ev = evaluate(results, len(CLASSES))
         report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),
-                               **face_back_confusions(results)}
+                               **face_back_confusions(results),
+                               "by_design": breakdown(samples, results, len(CLASSES), by_design),
+                               "by_visible_share": breakdown(samples, results, len(CLASSES),
+                                                             by_visible_share)}
         worst = draw_worst(results, list(CLASSES), args.out / "worst_synthetic.png")
         report["synthetic"]["worst_png"] = str(worst)
         s = report["synthetic"]
         print(f"synthetic held-out ({len(samples)} images, {s['instances']} cards): "
               f"mAP50 {s['mAP50']:.3f}  mAP50-95 {s['mAP50_95']:.3f}  "
               f"BACK on face-up {s['back_on_face_up']}  face class on face-down {s['face_on_face_down']}")
+        for name, d in (*s["by_design"].items(), *s["by_visible_share"].items()):
+            print(f"  {name} ({d['instances']} cards): mAP50 {d['mAP50']:.3f}  mAP50-95 {d['mAP50_95']:.3f}")
     if not args.skip_real:
         samples = read_voc_folder(args.real)
         results = run_detector(detector, samples, by_rank=True)

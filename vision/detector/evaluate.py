@@ -25,6 +25,7 @@ class Sample:
     image: Path
     boxes: np.ndarray  # xyxy pixels
     classes: np.ndarray
+    cards: list[dict] | None = None  # the renderer's record of each box's card (design, visible share)
 
 
 def read_yolo_dataset(root: Path, split: str = "val") -> list[Sample]:
@@ -49,8 +50,19 @@ def read_yolo_dataset(root: Path, split: str = "val") -> list[Sample]:
                     raise CardrefError(f"{label}:{n}: expected 'class cx cy w h'") from None
                 rows.append((c, (cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h))
         arr = np.array(rows, float).reshape(-1, 5)
-        samples.append(Sample(img, arr[:, 1:], arr[:, 0].astype(int)))
+        cards = _rendered_cards(root, split, img.stem, len(arr))
+        samples.append(Sample(img, arr[:, 1:], arr[:, 0].astype(int), cards))
     return samples
+
+
+def _rendered_cards(root: Path, split: str, stem: str, count: int) -> list[dict] | None:
+    """The renderer's record of each labelled card, from its ``quads`` file (the labelled
+    cards are the label file's rows, in order); None for a set made otherwise."""
+    quads = root / "quads" / split / f"{stem}.json"
+    if not quads.exists():
+        return None
+    cards = [c for c in json.loads(quads.read_text())["cards"] if c.get("labelled")]
+    return cards if len(cards) == count else None
 
 
 def read_voc_folder(folder: Path) -> list[Sample]:
@@ -116,6 +128,45 @@ def face_back_confusions(results: list[ImageResult]) -> dict[str, int]:
             back_on_face += int(pred_back and not gt_back)
             face_on_back += int(gt_back and not pred_back)
     return {"back_on_face_up": back_on_face, "face_on_face_down": face_on_back}
+
+
+def by_design(card: dict) -> str | None:
+    return card.get("deck") or None  # sets rendered before designs were recorded have none
+
+
+def by_visible_share(card: dict) -> str:
+    """A card mostly in view, or one that shows only a corner (labelled for its index)."""
+    return "half or more in view" if card["visible"] >= 0.5 else "less than half in view"
+
+
+def breakdown(samples: list[Sample], results: list[ImageResult], classes: int, group) -> dict[str, dict]:
+    """mAP per group of cards (``group`` maps a rendered card's record to its group): each
+    group's cards alone, the boxes on other groups' cards left out; boxes on no card count
+    against every group. Empty where the renderer's records are missing."""
+    from vision.detector.detections import box_iou
+
+    if not samples or any(s.cards is None for s in samples):
+        return {}
+    labels = [[group(c) for c in s.cards or []] for s in samples]
+    if any(g is None for gs in labels for g in gs):
+        return {}
+    out = {}
+    for name in sorted({g for gs in labels for g in gs}):
+        part = []
+        for gs, r in zip(labels, results, strict=True):
+            mine = np.array([g == name for g in gs], bool).reshape(-1)
+            keep = np.ones(len(r.pred_boxes), bool)
+            if (~mine).any() and len(r.pred_boxes):
+                # A box is another group's when it lies on one of its cards more than on ours.
+                theirs = box_iou(r.gt_boxes[~mine], r.pred_boxes).max(axis=0)
+                ours = box_iou(r.gt_boxes[mine], r.pred_boxes).max(axis=0) if mine.any() else 0 * theirs
+                keep = (theirs < 0.5) | (ours >= theirs)
+            part.append(ImageResult(r.gt_boxes[mine], r.gt_classes[mine], r.pred_boxes[keep],
+                                    r.pred_classes[keep], r.pred_scores[keep], r.name))
+        ev = evaluate(part, classes)
+        out[name] = {"instances": int(ev.gt_counts.sum()), "mAP50": round(ev.map50, 4),
+                     "mAP50_95": round(ev.map50_95, 4)}
+    return out
 
 
 def image_score(r: ImageResult) -> float:

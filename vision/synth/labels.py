@@ -11,6 +11,7 @@ not labelled. The box is the axis-aligned box of the card's visible pixels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -38,6 +39,7 @@ class CardLabel:
     labelled: bool
     box: tuple[int, int, int, int] | None  # x0, y0, x1, y1 (pixel edges, x1/y1 exclusive)
     quad: list[list[float]]  # the card's true corners in the image (distorted), TL TR BR BL of the face
+    deck: str = ""  # the design the card's picture comes from (its folder in the art cache)
 
 
 def index_visibility(card: CardSprite, index: int, H: np.ndarray, ids: np.ndarray) -> float:
@@ -103,6 +105,7 @@ def label_cards(
                 labelled,
                 box,
                 [[round(x, 2), round(y, 2)] for x, y in quad],
+                Path(card.face).parent.name,
             )
         )
     del h, w

@@ -1,0 +1,85 @@
+"""`cardref eval` and the metrics behind it, on a rendered set and a few of the real photos."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.cards import CLASSES
+from vision.detector.evaluate import breakdown, by_design, by_visible_share, read_yolo_dataset
+from vision.detector.metrics import ImageResult, evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT.parent / "shared" / "datasets" / "real_dev_edje"
+
+
+def cardref(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vision.cli.main", *args], capture_output=True, text=True,
+                          cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def holdout_like(tmp_path_factory) -> Path:
+    """A few images rendered as the held-out set is: its seed and its unseen designs."""
+    out = tmp_path_factory.mktemp("holdout") / "data"
+    r = cardref("synth", "--out", str(out), "--images", "12", "--seed", "9001", "--recipe",
+                str(ROOT / "datasets/recipes/holdout.yaml"), "--val-every", "4", "--quiet")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def truth_as_predictions(samples) -> list[ImageResult]:
+    return [ImageResult(s.boxes, s.classes, s.boxes.copy(), s.classes.copy(), np.ones(len(s.boxes)),
+                        str(s.image)) for s in samples]
+
+
+def test_the_truth_scores_one_and_a_shifted_box_scores_less_at_the_strict_thresholds(holdout_like):
+    samples = read_yolo_dataset(holdout_like, "train")
+    perfect = evaluate(truth_as_predictions(samples), len(CLASSES))
+    assert perfect.map50 == pytest.approx(1.0) and perfect.map50_95 == pytest.approx(1.0)
+    shifted = truth_as_predictions(samples)
+    for r in shifted:  # every box moved by a tenth of its width: IoU about 0.82
+        w = r.pred_boxes[:, 2] - r.pred_boxes[:, 0]
+        r.pred_boxes[:, [0, 2]] += 0.1 * w[:, None]
+    ev = evaluate(shifted, len(CLASSES))
+    assert ev.map50 == pytest.approx(1.0)
+    assert 0.5 < ev.map50_95 < 0.8
+
+
+def test_per_design_and_per_visible_share_groups_split_the_cards(holdout_like):
+    """Every labelled card of the rendered set belongs to one held-out design and one
+    visibility group; the truth scores 1 in each group."""
+    samples = read_yolo_dataset(holdout_like, "train") + read_yolo_dataset(holdout_like, "val")
+    results = truth_as_predictions(samples)
+    total = sum(len(s.boxes) for s in samples)
+    designs = breakdown(samples, results, len(CLASSES), by_design)
+    held_out = set(json.loads((holdout_like / "synth.json").read_text())["decks"])
+    assert designs and set(designs) <= held_out
+    shares = breakdown(samples, results, len(CLASSES), by_visible_share)
+    for groups in (designs, shares):
+        assert sum(g["instances"] for g in groups.values()) == total
+        assert all(g["mAP50_95"] == pytest.approx(1.0) for g in groups.values())
+
+
+def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    for xml in sorted((REAL / "test").glob("*.xml"))[:4]:
+        shutil.copy(xml, real)
+        shutil.copy(xml.with_suffix(".JPG"), real)
+    r = cardref("eval", "models/cards.onnx", "--synthetic", str(holdout_like), "--real", str(real),
+                "--out", str(tmp_path / "eval"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "synthetic held-out (12 images" in r.stdout and "real photos by rank (4 images" in r.stdout
+    report = json.loads((tmp_path / "eval" / "eval.json").read_text())
+    syn, photos = report["synthetic"], report["real"]
+    assert syn["mAP50"] > 0.5 and photos["mAP50"] > 0.5  # the shipped model finds and names cards
+    for name in syn["by_design"]:
+        assert f"  {name} (" in r.stdout
+    assert Path(syn["worst_png"]).stat().st_size > 0 and Path(photos["worst_png"]).stat().st_size > 0
