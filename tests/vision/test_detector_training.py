@@ -51,7 +51,8 @@ def test_one_epoch_of_each_stage_gives_a_working_detector(tiny_dataset, tmp_path
                      "--imgsz", "160", "--batch", "4", "--device", "cpu")
     assert finder.returncode == 0, finder.stderr[-2000:]
     classifier = cardref("train", "--config", str(ROOT / "configs/detector/classifier.yaml"), "--data",
-                         str(tiny_dataset), "--out", str(tmp_path / "cls"), "--epochs", "1")
+                         str(tiny_dataset), "--out", str(tmp_path / "cls"), "--epochs", "1",
+                         "--device", "cpu")
     assert classifier.returncode == 0, classifier.stderr[-2000:]
     history = json.loads((tmp_path / "cls" / "classifier_history.json").read_text())
     assert len(history) == 1 and history[0]["loss"] > 0
@@ -89,17 +90,38 @@ def test_crops_are_upright_and_hold_the_card(w, h):
     assert crop[0, 0].max() < 100  # the margin shows the table around the card
 
 
-def test_court_swap_keeps_the_corners_and_takes_a_same_suit_court_picture(tiny_dataset):
+def test_cards_less_than_half_in_view_get_extra_crops(tiny_dataset):
+    """``partial_copies``: each card the renderer saw less than half in view is cut that many
+    more times, the others once."""
+    from collections import Counter
+
+    from vision.detector.classifier_train import extract_crops
+    from vision.detector.evaluate import read_yolo_dataset
+
+    samples = read_yolo_dataset(tiny_dataset, "train")
+    partial = Counter(int(cls) for s in samples for cls, c in zip(s.classes, s.cards, strict=True)
+                      if c["visible"] < 0.5)
+    every = Counter(int(cls) for s in samples for cls in s.classes)
+    assert partial and every
+    _, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0, partial_copies=2)
+    assert Counter(labels.tolist()) == every + partial + partial
+
+
+@pytest.mark.parametrize("keep", ["suit", "rank"])
+def test_court_swap_keeps_the_corners_and_takes_the_picture_of_a_court_card_alike_in_one_way(
+        tiny_dataset, keep):
     """Crops of rendered cards: every swapped J/Q/K crop shows, inside the picture window, the
-    picture of another rank's court card of its suit, and keeps its own corner indices; the
-    other cards are untouched."""
+    picture of a court card of its suit and another rank (``keep="suit"``), or of its rank in
+    another suit (``keep="rank"``), and keeps its own corner indices; the other cards are
+    untouched."""
     import torch
 
     from vision.detector.classifier_train import COURT, PICTURE, RANK, SUIT, _blob, extract_crops, swap_courts
 
+    same, other = (SUIT, RANK) if keep == "suit" else (RANK, SUIT)
     crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
     x = _blob(crops)
-    out = swap_courts(x.clone(), labels, torch.Generator().manual_seed(0), 1.0)
+    out = swap_courts(x.clone(), labels, torch.Generator().manual_seed(0), 1.0, keep=keep)
     window = torch.zeros_like(x[0], dtype=torch.bool)
     window[PICTURE] = True
     swapped = 0
@@ -109,9 +131,9 @@ def test_court_swap_keeps_the_corners_and_takes_a_same_suit_court_picture(tiny_d
             assert torch.equal(out[i], x[i])
             continue
         if torch.equal(out[i], x[i]):
-            continue  # no other court card of its suit in the batch
+            continue  # no such donor in the batch
         donors = [j for j, c in enumerate(labels)
-                  if COURT[c] and SUIT[c] == SUIT[cls] and RANK[c] != RANK[cls]]
+                  if COURT[c] and same[c] == same[cls] and other[c] != other[cls]]
         assert any(torch.equal(out[i][PICTURE], x[j][PICTURE]) for j in donors)
         swapped += 1
     assert swapped > 0

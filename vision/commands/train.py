@@ -37,7 +37,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--from", dest="start_from", metavar="MODEL.pt", help="fine-tune these weights")
     p.add_argument("--resume", action="store_true", help="resume the interrupted run in --out")
     p.add_argument("--out", type=Path, default=Path("runs/detector"), help="run folder")
-    p.add_argument("--device", help="cpu, 0, ... (default: Ultralytics picks)")
+    p.add_argument("--device", help="cpu, 0, ... (finder default: Ultralytics picks; classifier: cpu)")
     p.add_argument("--epochs", type=int)
     p.add_argument("--imgsz", type=int)
     p.add_argument("--batch", type=int)
@@ -82,6 +82,8 @@ def run_classifier(args: argparse.Namespace) -> int:
     cfg = ClassifierConfig.load(args.config)
     if args.threads:
         cfg.threads = args.threads
+    if args.device:
+        cfg.device = args.device
     if args.batch:
         cfg.batch = args.batch
     start = existing_weights(args.start_from)

@@ -38,12 +38,15 @@ class ClassifierConfig:
     seed: int = 0
     jitter: float = 0.08  # box edge jitter, share of the box size
     copies: int = 2  # jittered crops per labelled card (train split)
-    court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's
+    partial_copies: int = 0  # extra crops per card less than half in view (its index shows)
+    court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's of its suit
+    suit_swap: float = 0.0  # share of J/Q/K crops whose picture is another suit's court card of its rank
     index_mask: float = 0.0  # share of J/Q/K crops whose two corner indices are blanked
     full_bleed: float = 0.0  # share of J/Q/K crops whose picture is stretched over the whole card
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
     threads: int | None = None  # torch threads; 1 when another training shares the cores
+    device: str = "cpu"  # where the network trains: cpu, or a GPU as 0, 1, ... (cuda:N)
     data: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -66,8 +69,10 @@ def build_net(width: int = 48, classes: int = len(CLASSES)):
 
 
 def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
-                  seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """All labelled cards of ``split`` as (n, H, W, 3) uint8 crops and their class ids."""
+                  seed: int, partial_copies: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """All labelled cards of ``split`` as (n, H, W, 3) uint8 crops and their class ids; a card
+    the renderer saw less than half in view (labelled because a corner index shows) gets
+    ``partial_copies`` more: such slivers are few in a set and the hardest to name."""
     rng = np.random.default_rng(seed)
     crops, labels = [], []
     for root in datasets:
@@ -77,8 +82,9 @@ def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
             image = cv2.imread(str(sample.image))
             if image is None:
                 raise ConfigError(f"{sample.image}: cannot read image")
-            for box, cls in zip(sample.boxes, sample.classes, strict=True):
-                for _ in range(copies):
+            shares = [c["visible"] for c in sample.cards] if sample.cards else [1.0] * len(sample.boxes)
+            for box, cls, share in zip(sample.boxes, sample.classes, shares, strict=True):
+                for _ in range(copies + (partial_copies if share < 0.5 else 0)):
                     b = jitter_box(rng, box, jitter) if jitter else box
                     crops.append(card_crop(image, b))
                     labels.append(cls)
@@ -127,21 +133,29 @@ def chosen_courts(labels: np.ndarray, generator, share: float) -> np.ndarray:
     return courts[(torch.rand(len(courts), generator=generator) < share).numpy()]
 
 
-def swap_courts(x, labels: np.ndarray, generator, share: float):
-    """Give a ``share`` of the J, Q and K crops the picture of another court card of the same
-    suit, keeping their corners: the rank is then told by the corner index alone, as on a deck
-    whose pictures are unlike any seen in training (a jack drawn like a king is still a J)."""
+def swap_courts(x, labels: np.ndarray, generator, share: float, keep: str = "suit"):
+    """Give a ``share`` of the J, Q and K crops the picture of another court card, keeping
+    their corners. With ``keep="suit"`` the donor is a court card of the same suit and another
+    rank: the rank is then told by the corner index alone, as on a deck whose pictures are
+    unlike any seen in training (a jack drawn like a king is still a J). With ``keep="rank"``
+    it is the same rank in another suit: designs give a suit's figure to another suit (one
+    deck's queen of spades is drawn as another's queen of clubs), so the suit too must be
+    read from the corner."""
     import torch
 
+    if keep not in ("suit", "rank"):
+        raise ValueError(f"keep: expected 'suit' or 'rank', got {keep!r}")
     courts = np.nonzero(COURT[labels])[0]
     chosen = chosen_courts(labels, generator, share)
     if not len(chosen):
         return x
+    same, other = (SUIT, RANK) if keep == "suit" else (RANK, SUIT)
     source = x.clone()
     for i in chosen:
-        others = courts[(SUIT[labels[courts]] == SUIT[labels[i]]) & (RANK[labels[courts]] != RANK[labels[i]])]
-        if len(others):
-            j = others[int(torch.randint(len(others), (1,), generator=generator))]
+        c = labels[courts]
+        donors = courts[(same[c] == same[labels[i]]) & (other[c] != other[labels[i]])]
+        if len(donors):
+            j = donors[int(torch.randint(len(donors), (1,), generator=generator))]
             x[(i, *PICTURE)] = source[(j, *PICTURE)]
     return x
 
@@ -187,20 +201,25 @@ def full_bleed(x, labels: np.ndarray, generator, share: float):
     return x
 
 
+def torch_device(spec: str) -> str:
+    """``0`` -> ``cuda:0`` (the finder's Ultralytics spelling); ``cpu``, ``cuda:1`` as given."""
+    return f"cuda:{spec}" if spec.isdigit() else spec
+
+
 def _blob(crops: np.ndarray):
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
 
 
-def accuracy(net, crops: np.ndarray, labels: np.ndarray, batch: int = 512) -> float:
+def accuracy(net, crops: np.ndarray, labels: np.ndarray, batch: int = 512, device: str = "cpu") -> float:
     import torch
 
     net.eval()
     right = 0
     with torch.no_grad():
         for i in range(0, len(crops), batch):
-            pred = net(_blob(crops[i : i + batch])).argmax(1).numpy()
+            pred = net(_blob(crops[i : i + batch]).to(device)).argmax(1).cpu().numpy()
             right += int((pred == labels[i : i + batch]).sum())
     return right / max(len(crops), 1)
 
@@ -216,7 +235,7 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         torch.set_num_threads(cfg.threads)  # two jobs oversubscribing 2 cores run 8x slower
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    x_train, y_train = extract_crops(datasets, "train", cfg.copies, cfg.jitter, cfg.seed)
+    x_train, y_train = extract_crops(datasets, "train", cfg.copies, cfg.jitter, cfg.seed, cfg.partial_copies)
     x_val, y_val = extract_crops(datasets, "val", 1, cfg.jitter / 2, cfg.seed + 1)
     if not len(x_train):
         raise ConfigError("no labelled cards in the train split of " + ", ".join(map(str, datasets)))
@@ -224,6 +243,9 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
     net = build_net(cfg.width)
     if start_from is not None:  # the card rows: a not-a-card row is re-fitted after (not_a_card.py)
         net.load_state_dict(cards_only_state(start_from))
+    # Crops are cut and augmented on the CPU (one seeded generator); the network runs on the device.
+    device = torch_device(cfg.device)
+    net.to(device)
     epochs = epochs or cfg.epochs
     opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps = epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
@@ -238,22 +260,23 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         for i in range(0, len(order), cfg.batch):
             idx = order[i : i + cfg.batch]
             x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
+            x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
             x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
             x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen)
-            loss = loss_fn(net(x), torch.from_numpy(y_train[idx]))
+            loss = loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        acc = accuracy(net, x_val, y_val) if len(x_val) else float("nan")
+        acc = accuracy(net, x_val, y_val, device=device) if len(x_val) else float("nan")
         history.append({"epoch": epoch, "loss": round(total / len(order), 4), "val_accuracy": round(acc, 4),
                         "seconds": round(time.time() - t0, 1)})
         log(f"classifier: epoch {epoch}/{epochs} loss {total / len(order):.4f} val accuracy {acc:.4f}")
         if acc >= best or not len(x_val):
             best = acc
-            torch.save({"state_dict": net.state_dict(), "width": cfg.width, "classes": list(CLASSES)},
-                       best_path)
+            weights = {k: v.cpu() for k, v in net.state_dict().items()}
+            torch.save({"state_dict": weights, "width": cfg.width, "classes": list(CLASSES)}, best_path)
     (out / "classifier_history.json").write_text(json.dumps(history, indent=1))
     if start_from is not None and cfg.keep_start > 0:
         tuned = best_path.rename(out / "classifier_tuned.pt")
