@@ -5,7 +5,8 @@ For each seed: render the game with held-out decks (``cardref render-game``), th
 detector, with and without the annotated video. Reports, side by side: speed as a multiple of
 real time, the share of true observations recovered in order, wrong damage/result
 announcements, and the announcement latency after the table settles (video seconds from the
-first settled frame of a move to the announcement it caused, plus the processing time).
+first settled frame of a move to the announcement it caused, plus the processing time); then,
+per variant, the observations recovered over all games and over each deck's games.
 
     python bench/replay.py --seeds 101 102 --moves 30 [--json bench/replay.json]
 """
@@ -43,6 +44,20 @@ def replay_latencies(render_dir: Path, replay_dir: Path) -> list[float]:
     observation of that move."""
     seen = [e["t"] for e in read_jsonl(replay_dir / "events.jsonl") if e["kind"] == "observation"]
     return latencies(settled_times(render_dir), seen)
+
+
+def totals_by_deck(rows: list[dict]) -> list[dict]:
+    """Per variant, the true observations recovered over all games and over each deck's."""
+    out = []
+    for variant in dict.fromkeys(r["variant"] for r in rows):
+        mine = [r for r in rows if r["variant"] == variant]
+        for deck in ["all", *sorted({r["deck"] or "?" for r in mine})]:
+            part = [r for r in mine if deck == "all" or (r["deck"] or "?") == deck]
+            got, true = sum(r["recovered_moves"] for r in part), sum(r["true_moves"] for r in part)
+            out.append({"variant": variant, "deck": deck, "games": len(part), "recovered_moves": got,
+                        "true_moves": true, "recovered": round(got / max(true, 1), 4),
+                        "wrong_scored": sum(r["wrong_scored"] for r in part)})
+    return out
 
 
 def main() -> int:
@@ -97,11 +112,13 @@ def main() -> int:
             rows.append(
                 {
                     "seed": seed,
+                    "deck": json.loads((game / "render.json").read_text()).get("deck"),
                     "variant": name,
                     "video_s": summary["video_seconds"],
                     "wall_s": round(wall, 2),
                     "x_real_time": round(summary["video_seconds"] / wall, 2),
                     "recovered": score.recovered,
+                    "recovered_moves": score.recovered_in_order,
                     "true_moves": score.true_moves,
                     "wrong_scored": len(score.wrong_scored),
                     "missed_scored": len(score.missed_scored),
@@ -121,7 +138,12 @@ def main() -> int:
             f"{r['recovered']:>9.3f} {r['wrong_scored']:>5} {r['missed_scored']:>6} "
             f"{r['latency_median_s'] if r['latency_median_s'] is not None else '-':>7} {r['desyncs']:>6}"
         )
-    args.json.write_text(json.dumps({"rows": rows}, indent=1))
+    totals = totals_by_deck(rows)
+    print(f"\n{'variant':<24} {'deck':<24} {'games':>5} {'recovered':>13} {'wrong':>5}")
+    for t in totals:
+        share = f"{t['recovered_moves']}/{t['true_moves']} {t['recovered']:.0%}"
+        print(f"{t['variant']:<24} {t['deck']:<24} {t['games']:>5} {share:>13} {t['wrong_scored']:>5}")
+    args.json.write_text(json.dumps({"rows": rows, "totals": totals}, indent=1))
     print(f"wrote {args.json}")
     return 0
 
