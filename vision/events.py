@@ -23,7 +23,9 @@ observations for the referee:
 - a card drawn and named unsurely that is later read surely as another card still unseen is
   renamed (a ``rename`` observation: the referee re-reads the game with the right name), when
   the rules accept the game and the table with it; when nothing else explains the table, a
-  later read no surer than the first name will do, if the detector confused the two names.
+  later read no surer than the first name will do, if the detector confused the two names,
+  and so will a read by the same wrong name again where the rules refuse that name (the
+  card then takes another name both reads found likely).
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
@@ -273,13 +275,16 @@ class EventInference:
         if correction is not None and (plan is None or len(correction[3]) < len(plan)):
             changes, plan = self._correct(correction, result)
         elif plan is None:
+            # Either the cards read now take other likely names, or, the last resort, a card's
+            # first unsure name gives way to a read no surer (two names the detector confused,
+            # or the same misreading again where the rules refuse it): the reading in fewer
+            # moves wins, the renaming of the cards read now when the two tie.
             renamed = self._renamed_plan(seen)
-            if renamed is not None:
-                changes, plan, result.read_as = renamed
-            # Nothing else explains the table: the first unsure name gives way to the read now
-            # even if that is no surer (two names the detector confused), rather than stall.
-            elif (correction := self._corrected_plan(seen, None)) is not None:
+            correction = self._corrected_plan(seen, None)
+            if correction is not None and (renamed is None or len(correction[3]) < len(renamed[1])):
                 changes, plan = self._correct(correction, result)
+            elif renamed is not None:
+                changes, plan, result.read_as = renamed
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
@@ -351,7 +356,10 @@ class EventInference:
         such rename the referee accepts, with which the table is explained: the rename, the
         physical table, the changes and plan after it, and the new name's probability. The new
         name must be likelier than the first by ``margin``; with None, it is no likelier (the
-        last resort, once the likelier ones have failed)."""
+        last resort, once the likelier ones have failed), or the card has moved and is misread
+        by the same name again where the rules refuse it (a queen of spades read `QC` in staging
+        and again on the spades' residents): then it takes one of the other names both reads
+        found likely."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
         gone = {n for (_, n), k in (expected - now).items() if k > 0}
@@ -363,13 +371,23 @@ class EventInference:
                 continue
             for zone, new in appeared:
                 p = seen.likelihood.get((zone, new), 1.0)
+                if new == old:
+                    if margin is None:  # misread again: the names both reads found likely
+                        alts = [a for a in seen.alternatives.get((zone, old), ())
+                                if a in naming.others and a not in in_view and a not in self.named]
+                        options += [(-1 - k, old, a, naming.at, naming.p, renamed(seen, [(zone, old, a)]))
+                                    for k, a in enumerate(alts)]
+                    continue
                 # A misread is between names the detector found likely for that one card; a
                 # card the camera never confused with it is another card (laid on top of it).
                 confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
                 surely = p <= naming.p if margin is None else p > naming.p + margin
-                if new != old and new not in in_view and new not in self.named and surely and confused:
-                    options.append((p - naming.p, old, new, naming.at, p))
-        for _, old, new, at, p in sorted(options, reverse=True)[:MAX_CORRECTIONS]:
+                if new not in in_view and new not in self.named and surely and confused:
+                    options.append((p - naming.p, old, new, naming.at, p, seen))
+        options.sort(key=lambda o: o[:3], reverse=True)
+        for _, old, new, at, p, read in options[:MAX_CORRECTIONS]:
+            if read is None:
+                continue  # the other name would show a card twice
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
             trial = self._trial()
             if any(a.kind == "REJECT" for a in trial.feed(rename)):
@@ -378,7 +396,7 @@ class EventInference:
             kept = self.referee, self.physical
             self.referee, self.physical = trial, physical
             try:
-                changes = self.changes(seen)
+                changes = self.changes(read)
                 plan = self._plan(changes) if changes else []
             finally:
                 self.referee, self.physical = kept

@@ -56,7 +56,8 @@ class Misnaming:
     decoys: list[str]
     count: int = 0
     later: float | None = None  # how sure the later reads of a misnamed card are (None: sure)
-    misnamed: set[str] = field(default_factory=set)
+    again: bool = False  # the later reads name it wrongly too, by the same name
+    misnamed: dict[str, str] = field(default_factory=dict)  # card -> the name first read
 
 
 def misname_drawn(view: TableState, drawn: list[str], m: Misnaming) -> None:
@@ -68,7 +69,11 @@ def misname_drawn(view: TableState, drawn: list[str], m: Misnaming) -> None:
                 view.likelihood[(zone, decoy)] = 0.3
                 view.alternatives[(zone, decoy)] = (name,)  # the true name its second choice
                 m.count += 1
-                m.misnamed.add(name)
+                m.misnamed[name] = decoy
+            elif name in m.misnamed and m.again:
+                names[i] = decoy = m.misnamed[name]
+                view.likelihood[(zone, decoy)] = 0.3
+                view.alternatives[(zone, decoy)] = (name,)
             elif name in m.misnamed and m.later is not None:
                 view.likelihood[(zone, name)] = m.later  # read right, but no surer than at first
 
@@ -212,6 +217,26 @@ def test_a_drawn_card_misnamed_legally_is_renamed_when_read_right(seed, later):
     renames = [o for o in inferred if o.type == "rename"]
     assert m.count > 5 and len(renames) == m.count
     # The referee re-read the game with each right name: what it was fed is the truth.
+    fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
+    assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
+    assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize(("seed", "card"), [(4, "KH"), (7, "JS"), (14, "JS"), (15, "KS")])
+def test_a_card_misread_again_by_the_same_name_where_the_rules_refuse_it_is_renamed(seed, card):
+    """A court card drawn to staging is read unsurely as a card of another suit (its true name
+    second), then read by the same wrong name again on the residents of its suit, where only
+    its true name may go: the first reading is renamed to the name both reads found likely
+    and the move is fed, rather than a desync (seen on a rendered anglo_poker game, QS read
+    as QC twice)."""
+    true_moves, *_ = play(seed, max_obs=60)
+    drawn = {str(o.card) for o in true_moves if o.src == "draw_pile"}
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    decoy = sorted(c for c in deck - drawn if c[-1] != card[-1] and c[:-1] not in ("J", "Q", "K", "JK"))[0]
+    m = Misnaming({card}, [decoy], again=True)
+    true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
+    renames = [o for o in inferred if o.type == "rename"]
+    assert m.count == 1 and [(str(o.card), o.data["as"]) for o in renames] == [(decoy, card)]
     fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
     assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
     assert camera.snapshot() == truth.snapshot()
