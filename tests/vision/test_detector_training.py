@@ -96,11 +96,11 @@ def test_cards_less_than_half_in_view_get_extra_crops(tiny_dataset):
     from collections import Counter
 
     from vision.detector.classifier_train import extract_crops
-    from vision.detector.evaluate import read_yolo_dataset
+    from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
 
     samples = read_yolo_dataset(tiny_dataset, "train")
     partial = Counter(int(cls) for s in samples for cls, c in zip(s.classes, s.cards, strict=True)
-                      if c["visible"] < 0.5)
+                      if c["visible"] < MOSTLY_HIDDEN)
     every = Counter(int(cls) for s in samples for cls in s.classes)
     assert partial and every
     _, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0, partial_copies=2)

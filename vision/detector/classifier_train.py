@@ -20,7 +20,7 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
-from vision.detector.evaluate import read_yolo_dataset
+from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
 from vision.detector.not_a_card import cards_only_state, load_net
 from vision.detector.recipe import load_config
 
@@ -84,7 +84,7 @@ def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
                 raise ConfigError(f"{sample.image}: cannot read image")
             shares = [c["visible"] for c in sample.cards] if sample.cards else [1.0] * len(sample.boxes)
             for box, cls, share in zip(sample.boxes, sample.classes, shares, strict=True):
-                for _ in range(copies + (partial_copies if share < 0.5 else 0)):
+                for _ in range(copies + (partial_copies if share < MOSTLY_HIDDEN else 0)):
                     b = jitter_box(rng, box, jitter) if jitter else box
                     crops.append(card_crop(image, b))
                     labels.append(cls)

@@ -130,13 +130,18 @@ def face_back_confusions(results: list[ImageResult]) -> dict[str, int]:
     return {"back_on_face_up": back_on_face, "face_on_face_down": face_on_back}
 
 
+# A card with less of its area in view shows little more than a corner (the renderer labels
+# such a card when a corner index is uncovered): the hardest to name.
+MOSTLY_HIDDEN = 0.5
+
+
 def by_design(card: dict) -> str | None:
     return card.get("deck") or None  # sets rendered before designs were recorded have none
 
 
 def by_visible_share(card: dict) -> str:
     """A card mostly in view, or one that shows only a corner (labelled for its index)."""
-    return "half or more in view" if card["visible"] >= 0.5 else "less than half in view"
+    return "half or more in view" if card["visible"] >= MOSTLY_HIDDEN else "less than half in view"
 
 
 def breakdown(samples: list[Sample], results: list[ImageResult], classes: int, group) -> dict[str, dict]:
@@ -147,19 +152,21 @@ def breakdown(samples: list[Sample], results: list[ImageResult], classes: int, g
 
     if not samples or any(s.cards is None for s in samples):
         return {}
-    labels = [[group(c) for c in s.cards or []] for s in samples]
-    if any(g is None for gs in labels for g in gs):
+    groups = [[group(c) for c in s.cards or []] for s in samples]
+    if any(g is None for gs in groups for g in gs):
         return {}
     out = {}
-    for name in sorted({g for gs in labels for g in gs}):
+    for name in sorted({g for gs in groups for g in gs}):
         part = []
-        for gs, r in zip(labels, results, strict=True):
+        for gs, r in zip(groups, results, strict=True):
             mine = np.array([g == name for g in gs], bool).reshape(-1)
             keep = np.ones(len(r.pred_boxes), bool)
             if (~mine).any() and len(r.pred_boxes):
                 # A box is another group's when it lies on one of its cards more than on ours.
                 theirs = box_iou(r.gt_boxes[~mine], r.pred_boxes).max(axis=0)
-                ours = box_iou(r.gt_boxes[mine], r.pred_boxes).max(axis=0) if mine.any() else 0 * theirs
+                ours = np.zeros_like(theirs)
+                if mine.any():
+                    ours = box_iou(r.gt_boxes[mine], r.pred_boxes).max(axis=0)
                 keep = (theirs < 0.5) | (ours >= theirs)
             part.append(ImageResult(r.gt_boxes[mine], r.gt_classes[mine], r.pred_boxes[keep],
                                     r.pred_classes[keep], r.pred_scores[keep], r.name))
