@@ -83,3 +83,22 @@ def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, 
     for name in syn["by_design"]:
         assert f"  {name} (" in r.stdout
     assert Path(syn["worst_png"]).stat().st_size > 0 and Path(photos["worst_png"]).stat().st_size > 0
+
+
+def test_a_set_rendered_before_designs_were_recorded_says_so(holdout_like, tmp_path):
+    """A held-out set cached by an older version has no design per card: eval still scores it
+    by share in view, and says how to get the figures per design."""
+    old = tmp_path / "old"
+    shutil.copytree(holdout_like, old)
+    for quads in (old / "quads").rglob("*.json"):
+        record = json.loads(quads.read_text())
+        for card in record["cards"]:
+            card.pop("deck", None)
+        quads.write_text(json.dumps(record))
+    r = cardref("eval", "models/cards.onnx", "--synthetic", str(old), "--skip-real", "--out",
+                str(tmp_path / "e"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    report = json.loads((tmp_path / "e" / "eval.json").read_text())["synthetic"]
+    assert report["by_design"] == {} and set(report["by_visible_share"]) == {"half or more in view",
+                                                                             "less than half in view"}
+    assert f"{old} was rendered before designs were recorded" in r.stdout

@@ -89,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
               f"BACK on face-up {s['back_on_face_up']}  face class on face-down {s['face_on_face_down']}")
         for name, d in (*s["by_design"].items(), *s["by_visible_share"].items()):
             print(f"  {name} ({d['instances']} cards): mAP50 {d['mAP50']:.3f}  mAP50-95 {d['mAP50_95']:.3f}")
+        if not s["by_design"] and s["by_visible_share"]:
+            print(f"  (no figures per card design: {root} was rendered before designs were recorded; "
+                  "delete it and run again to render it anew)")
     if not args.skip_real:
         samples = read_voc_folder(args.real)
         results = run_detector(detector, samples, by_rank=True)
