@@ -191,6 +191,7 @@ def test_the_referee_counts_cards_and_not_the_mat(game_video):
     import json
 
     from vision.detector.not_a_card import on_no_card
+    from vision.pipeline import Settings
 
     labels = [json.loads(line) for line in (game_video / "labels.jsonl").read_text().splitlines()]
     settled = [r for r in labels if r["phase"] == "settled"][::20]
@@ -204,7 +205,7 @@ def test_the_referee_counts_cards_and_not_the_mat(game_video):
         cards = np.array([c["box"] for c in record["cards"] if c["labelled"]], np.float32).reshape(-1, 4)
         det = detector.detect(frame)
         off = on_no_card(cards, det.xyxy)
-        counted = det.found >= 0.25
+        counted = det.found >= Settings.conf  # what the camera referee counts as a card
         off_finder, off_counted = off_finder + int(off.sum()), off_counted + int((off & counted).sum())
         on_finder, on_counted = on_finder + int((~off).sum()), on_counted + int((~off & counted).sum())
     assert len(settled) >= 5 and off_finder >= 3 * len(settled)  # at least the markers, every frame

@@ -232,7 +232,9 @@ def test_a_card_misread_again_by_the_same_name_where_the_rules_refuse_it_is_rena
     true_moves, *_ = play(seed, max_obs=60)
     drawn = {str(o.card) for o in true_moves if o.src == "draw_pile"}
     deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
-    decoy = sorted(c for c in deck - drawn if c[-1] != card[-1] and c[:-1] not in ("J", "Q", "K", "JK"))[0]
+    suit = Card.parse(card).suit
+    decoy = sorted(c for c in deck - drawn
+                   if not (d := Card.parse(c)).is_face and not d.is_joker and d.suit != suit)[0]
     m = Misnaming({card}, [decoy], again=True)
     true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
     renames = [o for o in inferred if o.type == "rename"]
