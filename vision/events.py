@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -51,6 +52,8 @@ MAX_RENAMED = 2  # cards whose other likely names are tried together
 MAX_RENAMINGS = 24  # renamings tried per table state, likeliest first
 UNSURE_NAMING = 0.6  # a card named with less probability than this may be renamed later
 MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest first
+MAX_REREADS = 40  # other names of earlier unsure cards tried when nothing else explains the table
+UNLIKELY = 0.001  # the probability of a name a read did not list among its candidates
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
 
 
@@ -100,6 +103,9 @@ class Naming:
     at: int
     p: float
     others: tuple[str, ...] = ()
+    # every other name the detector gave that card some probability, with it (likeliest first)
+    candidates: tuple[tuple[str, float], ...] = ()
+    camera: str | None = None  # the name the camera reads it by, where the rules chose another
 
 
 @dataclass
@@ -192,14 +198,29 @@ class EventInference:
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() for _ in range(k)]
         gone = [(z, n) for (z, n), k in (expected - now).items() for _ in range(k)]
+        # A card the rules named otherwise than the camera, gone from where it lay, and the
+        # camera's name for it read unsurely elsewhere: that card, moved.
+        for zone, name in list(appeared):
+            if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+                continue
+            moved = next((g for g in gone if getattr(self.named.get(g[1]), "camera", None) == name), None)
+            if moved is not None and moved[0] == zone:  # still where it lay
+                appeared.remove((zone, name))
+                gone.remove(moved)
+            elif moved is not None:
+                appeared[appeared.index((zone, name))] = (zone, moved[1])
         # A card read unsurely by another name it was confused with, where that card lay, is
         # the same card read differently: names flip between reads of a hard card, and taking
         # each flip for a new card on top would feed moves that never happened.
         for zone, name in list(appeared):
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
+            # (Not when that name is read elsewhere now: then it moved, and this is another card.)
             confused = seen.alternatives.get((zone, name), ())
-            same = next((g for g in gone if g[0] == zone and g[1] in confused), None)
+            elsewhere = {n for z, n in appeared if z != zone}
+            same = next(
+                (g for g in gone if g[0] == zone and g[1] in confused and g[1] not in elsewhere), None
+            )
             if same is not None:
                 appeared.remove((zone, name))
                 gone.remove(same)
@@ -263,7 +284,7 @@ class EventInference:
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState) -> Result:
         result = Result()
-        seen = self._aliased(seen)
+        raw, seen = seen, self._aliased(seen)
         changes = self.changes(seen)
         plan = self._plan(changes) if changes else []
         # A card named unsurely, read surely as another now: the rename wins when the rules
@@ -285,6 +306,12 @@ class EventInference:
                 changes, plan = self._correct(correction, result)
             elif renamed is not None:
                 changes, plan, result.read_as = renamed
+        if plan is None:
+            reread = self._reread_plan(raw, {c.card for c in changes})
+            if reread is not None:
+                seen, changes, plan = self._reread(reread, result)
+            elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
+                changes, plan, result.read_as = renamed
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
@@ -293,7 +320,7 @@ class EventInference:
             notes = self.referee.feed(obs)
             result.fed.append((obs, notes))
             result.seq.append(seq)
-            self._remember_naming(obs, seq, seen)
+            self._remember_naming(obs, seq, seen, result.read_as)
             self._move(obs)
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
@@ -335,18 +362,35 @@ class EventInference:
         if out is None:  # nothing to rename, or the names given would show a card twice
             return seen
         out.likelihood, out.alternatives = dict(seen.likelihood), dict(seen.alternatives)
+        out.candidates = dict(seen.candidates)
         for zone, _, new in renames:
             out.likelihood[(zone, new)] = 1.0  # a player's word
         return out
 
-    def _remember_naming(self, obs: Observation, seq: int, seen: TableState) -> None:
-        if obs.type != "move" or obs.src not in self.hidden_zones or obs.dst in self.hidden_zones:
+    def _remember_naming(self, obs: Observation, seq: int, seen: TableState, read_as: dict[str, str]) -> None:
+        """Note how surely a card was named as it came into view; a later read of it in view
+        that is less sure (a card read by its name again, but hesitantly) weakens that name."""
+        if obs.type != "move" or obs.dst in self.hidden_zones:
             return
         card = str(obs.card)
-        if card not in self.named:
-            self.named[card] = Naming(
-                seq, seen.likelihood.get((obs.dst, card), 1.0), seen.alternatives.get((obs.dst, card), ())
-            )
+        read = read_as.get(card, card)  # the rules may have chosen another name than the camera's
+        at = (obs.dst, read)
+        p, others = seen.likelihood.get(at, 1.0), seen.alternatives.get(at, ())
+        candidates = seen.candidates.get(at, ())
+        if read != card:
+            p = dict(candidates).get(card, UNLIKELY)
+            others = (read, *(n for n in others if n != card))
+            candidates = ((read, seen.likelihood.get(at, 1.0)), *((n, q) for n, q in candidates if n != card))
+        first = self.named.get(card)
+        if obs.src in self.hidden_zones and first is None:
+            self.named[card] = Naming(seq, p, others, candidates, read if read != card else None)
+        elif obs.src not in self.hidden_zones and first is not None and p < first.p:
+            likeliest = dict(first.candidates)
+            for name, q in candidates:
+                likeliest[name] = max(q, likeliest.get(name, 0.0))
+            merged = tuple(sorted(likeliest.items(), key=lambda c: -c[1]))
+            others = tuple(dict.fromkeys(first.others + others))
+            self.named[card] = Naming(first.at, p, others, merged, first.camera)
 
     def _corrected_plan(
         self, seen: TableState, margin: float | None
@@ -405,24 +449,30 @@ class EventInference:
         return None
 
     def _renamed_plan(
-        self, seen: TableState
+        self, seen: TableState, wide: bool = False
     ) -> tuple[list[Change], list[Observation], dict[str, str]] | None:
         """The changes and plan of the likeliest renaming of changed cards (each to one of its
         other likely names) that the referee accepts throughout, and each new name's reading;
-        or None."""
+        or None. ``wide``: one card named unsurely now takes any name of a card still unseen,
+        those the detector found likelier first (the last resort, for a design whose court cards
+        the detector cannot name at all)."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
-        changed = [
-            (zone, name, alts)
-            for (zone, name), alts in seen.alternatives.items()
-            if now[(zone, name)] > expected[(zone, name)]
-        ]
-        options = [[(z, n, alt, rank) for rank, alt in enumerate(alts, 1)] for z, n, alts in changed]
-        tries: list[tuple[int, tuple]] = []
-        for k in range(1, min(MAX_RENAMED, len(options)) + 1):
-            for cards in itertools.combinations(options, k):
-                for combo in itertools.product(*cards):
-                    tries.append((sum(r for *_, r in combo), combo))
-        for _, combo in sorted(tries, key=lambda t: t[0])[:MAX_RENAMINGS]:
+        if wide:
+            tries = self._wide_renamings(seen, expected, now)
+        else:
+            changed = [
+                (zone, name, alts)
+                for (zone, name), alts in seen.alternatives.items()
+                if now[(zone, name)] > expected[(zone, name)]
+            ]
+            options = [[(z, n, alt, rank) for rank, alt in enumerate(alts, 1)] for z, n, alts in changed]
+            tries = []
+            for k in range(1, min(MAX_RENAMED, len(options)) + 1):
+                for cards in itertools.combinations(options, k):
+                    for combo in itertools.product(*cards):
+                        tries.append((sum(r for *_, r in combo), combo))
+            tries = sorted(tries, key=lambda t: t[0])[:MAX_RENAMINGS]
+        for _, combo in tries:
             state = renamed(seen, [(zone, name, alt) for zone, name, alt, _ in combo])
             if state is None:
                 continue
@@ -434,6 +484,80 @@ class EventInference:
             if plan is not None:
                 return changes, plan, {alt: name for _, name, alt, _ in combo}
         return None
+
+    def _wide_renamings(self, seen: TableState, expected: Counter, now: Counter) -> list[tuple[int, tuple]]:
+        """Single-card renamings for :meth:`_renamed_plan` with ``wide``, likeliest first."""
+        in_view = {n for (_, n), k in expected.items() if k}
+        unseen = sorted({str(c) for cs in self.physical.values() for c in cs} - in_view - set(self.named))
+        tries = []
+        for zone, name in now:
+            sure = seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING
+            if now[(zone, name)] <= expected[(zone, name)] or sure:
+                continue
+            tried = {name, *seen.alternatives.get((zone, name), ())}
+            p = dict(seen.candidates.get((zone, name), ()))
+            names = sorted((n for n in unseen if n not in tried), key=lambda n: -p.get(n, 0.0))
+            tries += [(-p.get(n, 0.0), ((zone, name, n, 0),)) for n in names]
+        return sorted(tries, key=lambda t: t[0])[:MAX_REREADS]
+
+    def _reread_plan(self, raw: TableState, changed: set[str]) -> tuple | None:
+        """Nothing explains the table: a card named unsurely earlier may have been misread (a
+        king of clubs taken for the jack, whose own jack now turns up; a queen of hearts taken
+        for a jack of spades, so that the next player's move seems out of turn). The likeliest
+        other name the detector gave such a card that the referee accepts throughout the game
+        and with which the table is explained: the rename, the physical table, the aliases,
+        the camera's picture, the changes and plan after it, and the new name's probability.
+        The cards in ``changed`` (those the rules refused to move) are tried first."""
+        in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+        read_now = {name: raw.candidates.get((zone, name), ()) for zone, name in seen_counts(raw)}
+        unseen = sorted({str(c) for cs in self.physical.values() for c in cs} - in_view)
+        options = []
+        for old, naming in self.named.items():
+            if naming.p >= UNSURE_NAMING:
+                continue
+            # A card read by the same name again: both reads' other names count.
+            first, again = dict(naming.candidates), dict(read_now.get(old, ()))
+            # Any card still unseen may be it (the detector can be wholly wrong on a design's
+            # court cards); the rules choose, the detector's probabilities order the tries.
+            for new in {**first, **again, **dict.fromkeys(unseen, 0.0)}:
+                if new in in_view or new in self.named or copies_of(new) > 1:
+                    continue
+                q = max(first.get(new, 0.0), UNLIKELY)
+                if again:
+                    q = math.sqrt(max(q, UNLIKELY) * max(again.get(new, 0.0), UNLIKELY))
+                options.append((old in changed, q, old, new, naming.at))
+        for _, q, old, new, at in sorted(options, reverse=True)[:MAX_REREADS]:
+            rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
+            trial = self._trial()
+            if any(a.kind == "REJECT" for a in trial.feed(rename)):
+                continue
+            physical = swapped(self.physical, old, new)
+            # The camera will go on reading the card in view by its old name.
+            aliases = {**self.aliases, old: new} if old in in_view else dict(self.aliases)
+            kept = self.referee, self.physical, self.aliases
+            self.referee, self.physical, self.aliases = trial, physical, aliases
+            try:
+                seen = self._aliased(raw)
+                changes = self.changes(seen)
+                plan = self._plan(changes) if changes else []
+            finally:
+                self.referee, self.physical, self.aliases = kept
+            if plan is not None:
+                return rename, physical, aliases, seen, changes, plan, q
+        return None
+
+    def _reread(self, reread: tuple, result: Result) -> tuple[TableState, list[Change], list[Observation]]:
+        """Feed the rename of :meth:`_reread_plan`; return the picture, changes and plan after it.
+        The card keeps its first name among its other possible ones (it may be read again)."""
+        rename, self.physical, self.aliases, seen, changes, plan, q = reread
+        result.fed.append((rename, self.referee.feed(rename)))
+        result.seq.append(None)
+        old, new = str(rename.card), str(rename.data["as"])
+        first = self.named.pop(old)
+        others = ((old, first.p), *((n, p) for n, p in first.candidates if n != new))
+        ranked = tuple(sorted(others, key=lambda c: -c[1]))
+        self.named[new] = Naming(first.at, q, (old,), ranked, first.camera or old)
+        return seen, changes, plan
 
     def _sync_hidden(self) -> None:
         """Follow the referee for cards the camera cannot see move: a card under a pile's top

@@ -26,7 +26,7 @@ from vision.events import EventInference
 from vision.layout import Layout
 from vision.motion import SettleDetector
 from vision.start_layout import from_start_cards
-from vision.table_state import SeenCard, TableState, Vote, place
+from vision.table_state import MAX_CANDIDATES, SeenCard, TableState, Vote, place
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
 DRIFT_EVERY_S = 5.0
@@ -54,7 +54,10 @@ class Settings:
     calibrate_from_cards: bool = True  # no markers in view: fit the start layout's cards
 
 
-TOP_NAMES = 3  # likeliest names per box kept in detections.jsonl
+# Likeliest names per box kept in detections.jsonl: as many as event inference may try for
+# a card named unsurely (its name and its candidates), so that a re-run decides as live did.
+TOP_NAMES = 1 + MAX_CANDIDATES
+OFFERED_NAMES = 2  # other names offered to a player for a card named unsurely
 UNSURE_NAME = 0.5  # a card named with less probability is flagged, with its other likely names
 CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the start layout
 
@@ -215,7 +218,7 @@ class CameraReferee:
                 data["name_p"] = round(p, 3)  # how sure the camera was of the name
                 others = self.table.alternatives.get((obs.dst, card), ())
                 if p < UNSURE_NAME and others:
-                    data["others"] = list(others[: TOP_NAMES - 1])  # for a player to pick from
+                    data["others"] = list(others[:OFFERED_NAMES])  # for a player to pick from
             if card in result.read_as:
                 data["read_as"] = result.read_as[card]  # the rules chose another likely name
             events.append(Event("observation", t, index, obs.short(), data=data, observation=obs))

@@ -44,6 +44,10 @@ class TableState:
     alternatives: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     # (zone, name) -> the detector's probability of that name, when it gave probabilities
     likelihood: dict[tuple[str, str], float] = field(default_factory=dict)
+    # (zone, name) -> every other face name the detector gave some probability, with it,
+    # likeliest first: what a card named unsurely may turn out to be when the game later
+    # shows that its name cannot be right
+    candidates: dict[tuple[str, str], tuple[tuple[str, float], ...]] = field(default_factory=dict)
 
     def zone_of(self, name: str) -> list[str]:
         return [z for z, names in self.cards.items() if name in names]
@@ -118,6 +122,8 @@ def best_face(detections: Detections, i: int) -> str | None:
 
 JOKERS_IN_A_DECK = 2
 ALTERNATIVE_P = 0.08  # a name this likely (class probability) is worth trying
+CANDIDATE_P = 0.005  # a name less likely than this is not what the card turns out to be
+MAX_CANDIDATES = 8
 
 
 def copies_of(name: str) -> int:
@@ -130,6 +136,15 @@ def likely_names(s: SeenCard) -> list[str]:
         return [s.name]
     order = [CLASSES[int(i)] for i in np.argsort(-s.probs) if s.probs[i] >= ALTERNATIVE_P]
     return [s.name] + [n for n in order if n not in (s.name, BACK)]
+
+
+def candidate_names(s: SeenCard, name: str) -> tuple[tuple[str, float], ...]:
+    """The other face names the detector gave ``s`` some probability, likeliest first."""
+    if s.probs is None:
+        return ()
+    order = [int(i) for i in np.argsort(-s.probs) if s.probs[i] >= CANDIDATE_P]
+    out = [(CLASSES[i], float(s.probs[i])) for i in order if CLASSES[i] not in (name, BACK)]
+    return tuple(out[:MAX_CANDIDATES])
 
 
 def read_table(seen: list[SeenCard]) -> TableState:
@@ -148,6 +163,11 @@ def read_table(seen: list[SeenCard]) -> TableState:
             continue
         names = likely_names(s)
         free = [n for n in names if len(kept.get(n, [])) < copies_of(n)]
+        if not free and s.zone is not None and all(k.zone != s.zone for n in names for k in kept.get(n, [])):
+            # Its names were taken by cards in other zones (a king read as the jack of its suit
+            # while that jack lies in view elsewhere): it is another card, its name unsure.
+            names += [n for n, _ in candidate_names(s, s.name) if n not in names]
+            free = [n for n in names if len(kept.get(n, [])) < copies_of(n)]
         if not free:
             continue  # a card is in one place: its most confident sighting wins
         sighting = SeenCard(free[0], s.zone, s.at_cm, s.confidence, s.probs)
@@ -160,6 +180,7 @@ def read_table(seen: list[SeenCard]) -> TableState:
         state.cards.setdefault(s.zone, []).append(s.name)
         if s.probs is not None:
             state.likelihood[(s.zone, s.name)] = float(s.probs[CLASSES.index(s.name)])
+            state.candidates[(s.zone, s.name)] = candidate_names(s, s.name)
         if others[id(s)]:
             state.alternatives[(s.zone, s.name)] = others[id(s)]
     return state

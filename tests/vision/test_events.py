@@ -57,23 +57,31 @@ class Misnaming:
     count: int = 0
     later: float | None = None  # how sure the later reads of a misnamed card are (None: sure)
     again: bool = False  # the later reads name it wrongly too, by the same name
+    # The true name is not among the likely ones, only a faint candidate behind a number card
+    # of its suit (a court card of a design the detector cannot name).
+    faint: bool = False
     misnamed: dict[str, str] = field(default_factory=dict)  # card -> the name first read
 
 
 def misname_drawn(view: TableState, drawn: list[str], m: Misnaming) -> None:
+    def likely(zone: str, decoy: str, name: str) -> None:
+        view.likelihood[(zone, decoy)] = 0.3
+        if m.faint:
+            view.candidates[(zone, decoy)] = ((f"2{Card.parse(name).suit}", 0.05), (name, 0.02))
+        else:
+            view.alternatives[(zone, decoy)] = (name,)  # the true name its second choice
+
     for zone, names in view.cards.items():
         for i, name in enumerate(names):
             if name in drawn and name in m.shown and m.decoys:
                 m.shown.discard(name)
                 names[i] = decoy = m.decoys.pop()
-                view.likelihood[(zone, decoy)] = 0.3
-                view.alternatives[(zone, decoy)] = (name,)  # the true name its second choice
+                likely(zone, decoy, name)
                 m.count += 1
                 m.misnamed[name] = decoy
             elif name in m.misnamed and m.again:
                 names[i] = decoy = m.misnamed[name]
-                view.likelihood[(zone, decoy)] = 0.3
-                view.alternatives[(zone, decoy)] = (name,)
+                likely(zone, decoy, name)
             elif name in m.misnamed and m.later is not None:
                 view.likelihood[(zone, name)] = m.later  # read right, but no surer than at first
 
@@ -236,6 +244,27 @@ def test_a_card_misread_again_by_the_same_name_where_the_rules_refuse_it_is_rena
     decoy = sorted(c for c in deck - drawn
                    if not (d := Card.parse(c)).is_face and not d.is_joker and d.suit != suit)[0]
     m = Misnaming({card}, [decoy], again=True)
+    true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
+    renames = [o for o in inferred if o.type == "rename"]
+    assert m.count == 1 and [(str(o.card), o.data["as"]) for o in renames] == [(decoy, card)]
+    fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
+    assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
+    assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize(("seed", "card"), [(4, "KH"), (7, "JS"), (14, "JS"), (15, "KS")])
+def test_a_card_misread_again_whose_true_name_was_only_faintly_likely_is_reread_by_the_rules(seed, card):
+    """As above, but the detector gave the true name only a faint probability, behind a number
+    card of its suit (guyenne court cards, which have no index): nothing the camera reads
+    explains the move to the residents, so the rules choose among the card's faint names and
+    the cards still unseen, and the game is re-read with the one they accept."""
+    true_moves, *_ = play(seed, max_obs=60)
+    drawn = {str(o.card) for o in true_moves if o.src == "draw_pile"}
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    suit = Card.parse(card).suit
+    decoy = sorted(c for c in deck - drawn
+                   if not (d := Card.parse(c)).is_face and not d.is_joker and d.suit != suit)[0]
+    m = Misnaming({card}, [decoy], again=True, faint=True)
     true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
     renames = [o for o in inferred if o.type == "rename"]
     assert m.count == 1 and [(str(o.card), o.data["as"]) for o in renames] == [(decoy, card)]

@@ -186,3 +186,19 @@ def test_settle_detector_reads_once_per_change(tmp_path):
     assert any(moving[31:59]) and not any(moving[3:29]) and not any(moving[66:])
     assert len(reads) == 2, reads
     assert reads[0] < 30 and 60 < reads[1] < 75
+
+
+def test_a_card_whose_likely_names_a_card_elsewhere_took_keeps_a_fainter_one():
+    """A king read as the jack of its suit while that jack lies in view in another zone is
+    another card: it keeps its likeliest free name, however faint, for the rules to judge; a
+    second box on the same card in the same zone is still dropped."""
+    king = np.full(len(CLASSES), 0.001, np.float32)
+    king[CLASSES.index("JC")], king[CLASSES.index("KC")], king[CLASSES.index("QC")] = 0.6, 0.05, 0.02
+    seen = [
+        SeenCard("JC", "flop_2", (46, 50), 0.9, one_hot("JC")),
+        SeenCard("JC", "flop_1", (34, 50), 0.8, king),
+        SeenCard("JC", "flop_2", (46.5, 50), 0.5, king),
+    ]
+    state = read_table(seen)
+    assert state.cards == {"flop_2": ["JC"], "flop_1": ["KC"]}
+    assert [n for n, _ in state.candidates[("flop_1", "KC")][:2]] == ["JC", "QC"]
