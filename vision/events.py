@@ -199,12 +199,13 @@ class EventInference:
         appeared = [(z, n) for (z, n), k in (now - expected).items() for _ in range(k)]
         gone = [(z, n) for (z, n), k in (expected - now).items() for _ in range(k)]
         # A card the rules named otherwise than the camera, gone from where it lay, and the
-        # camera's name for it read unsurely elsewhere: that card, moved.
+        # camera's name for it read unsurely elsewhere: that card, moved (or, where it lay, the
+        # same card still).
         for zone, name in list(appeared):
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
             moved = next((g for g in gone if getattr(self.named.get(g[1]), "camera", None) == name), None)
-            if moved is not None and moved[0] == zone:  # still where it lay
+            if moved is not None and moved[0] == zone:
                 appeared.remove((zone, name))
                 gone.remove(moved)
             elif moved is not None:
@@ -505,8 +506,8 @@ class EventInference:
         king of clubs taken for the jack, whose own jack now turns up; a queen of hearts taken
         for a jack of spades, so that the next player's move seems out of turn). The likeliest
         other name the detector gave such a card that the referee accepts throughout the game
-        and with which the table is explained: the rename, the physical table, the aliases,
-        the camera's picture, the changes and plan after it, and the new name's probability.
+        and with which the table is explained: the rename, the physical table, the cards
+        named, the camera's picture, and the changes and plan after it.
         The cards in ``changed`` (those the rules refused to move) are tried first."""
         in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
         read_now = {name: raw.candidates.get((zone, name), ()) for zone, name in seen_counts(raw)}
@@ -532,31 +533,35 @@ class EventInference:
             if any(a.kind == "REJECT" for a in trial.feed(rename)):
                 continue
             physical = swapped(self.physical, old, new)
-            # The camera will go on reading the card in view by its old name.
-            aliases = {**self.aliases, old: new} if old in in_view else dict(self.aliases)
-            kept = self.referee, self.physical, self.aliases
-            self.referee, self.physical, self.aliases = trial, physical, aliases
+            named = self._renamed_naming(old, new, q)
+            kept = self.referee, self.physical, self.named
+            self.referee, self.physical, self.named = trial, physical, named
             try:
                 seen = self._aliased(raw)
                 changes = self.changes(seen)
                 plan = self._plan(changes) if changes else []
             finally:
-                self.referee, self.physical, self.aliases = kept
+                self.referee, self.physical, self.named = kept
             if plan is not None:
-                return rename, physical, aliases, seen, changes, plan, q
+                return rename, physical, named, seen, changes, plan
         return None
 
-    def _reread(self, reread: tuple, result: Result) -> tuple[TableState, list[Change], list[Observation]]:
-        """Feed the rename of :meth:`_reread_plan`; return the picture, changes and plan after it.
-        The card keeps its first name among its other possible ones (it may be read again)."""
-        rename, self.physical, self.aliases, seen, changes, plan, q = reread
-        result.fed.append((rename, self.referee.feed(rename)))
-        result.seq.append(None)
-        old, new = str(rename.card), str(rename.data["as"])
-        first = self.named.pop(old)
+    def _renamed_naming(self, old: str, new: str, q: float) -> dict[str, Naming]:
+        """The cards named, once the card named ``old`` is re-read as ``new`` (with probability
+        ``q``): it keeps its first name among its other possible ones (it may be re-read again),
+        and the camera goes on reading it by the name it read (:meth:`changes` follows it)."""
+        named = dict(self.named)
+        first = named.pop(old)
         others = ((old, first.p), *((n, p) for n, p in first.candidates if n != new))
         ranked = tuple(sorted(others, key=lambda c: -c[1]))
-        self.named[new] = Naming(first.at, q, (old,), ranked, first.camera or old)
+        named[new] = Naming(first.at, q, (old,), ranked, first.camera or old)
+        return named
+
+    def _reread(self, reread: tuple, result: Result) -> tuple[TableState, list[Change], list[Observation]]:
+        """Feed the rename of :meth:`_reread_plan`; return the picture, changes and plan after it."""
+        rename, self.physical, self.named, seen, changes, plan = reread
+        result.fed.append((rename, self.referee.feed(rename)))
+        result.seq.append(None)
         return seen, changes, plan
 
     def _sync_hidden(self) -> None:
