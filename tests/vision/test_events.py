@@ -60,7 +60,25 @@ class Misnaming:
     # The true name is not among the likely ones, only a faint candidate behind a number card
     # of its suit (a court card of a design the detector cannot name).
     faint: bool = False
+    # The first drawn card that lands on a pile of two or more is read as the card hidden
+    # under the old top, its true name a faint candidate, as long as it lies there.
+    below: bool = False
     misnamed: dict[str, str] = field(default_factory=dict)  # card -> the name first read
+
+
+def read_as_covered(view: TableState, drawn: list[str], m: Misnaming, physical) -> None:
+    for zone, names in view.cards.items():
+        cards = physical[zone]
+        if len(cards) < 3:
+            continue
+        true, covered = str(cards[-1]), str(cards[-3])
+        first = true in drawn and true in m.shown and not m.count
+        if first or m.misnamed.get(true) == covered:  # as long as it lies there
+            names[names.index(true)] = covered
+            view.likelihood[(zone, covered)] = 0.1
+            view.candidates[(zone, covered)] = ((true, 0.05),)
+            m.count += first
+            m.misnamed[true] = covered
 
 
 def misname_drawn(view: TableState, drawn: list[str], m: Misnaming) -> None:
@@ -131,7 +149,9 @@ def play(
         view = camera_view(physical)
         if misreads is not None:
             misreads.append(misread(view, [str(c) for c in moved], physical))
-        if misnamed is not None:
+        if misnamed is not None and misnamed.below:
+            read_as_covered(view, drawn, misnamed, physical)
+        elif misnamed is not None:
             misname_drawn(view, drawn, misnamed)
         if always_misread is not None:
             card, name = always_misread
@@ -270,6 +290,21 @@ def test_a_card_misread_again_whose_true_name_was_only_faintly_likely_is_reread_
     assert m.count == 1 and [(str(o.card), o.data["as"]) for o in renames] == [(decoy, card)]
     fed = [o for o, ok in zip(camera.fed, camera.accepted, strict=True) if ok and o.type == "move"]
     assert [o.to_json() for o in fed] == [o.to_json() for o in true_moves]
+    assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_card_drawn_onto_a_pile_and_read_as_a_card_under_it_takes_a_name_still_unseen(seed):
+    """A card drawn onto a flop pile is read, unsurely, as a card hidden lower in that pile (a
+    guyenne queen read as the four under the eight it covers) for as long as it lies there,
+    its true name only a faint candidate. The old top cannot have gone anywhere, so the four
+    cannot have come out: the rules take the read for a card still unseen, its true name
+    first, and follow the card by the name the camera reads it by."""
+    m = misnaming(seed, max_obs=60)
+    m.below = True
+    true_moves, inferred, truth, camera = play(seed, max_obs=60, misnamed=m)
+    assert m.count == 1
+    assert [o.to_json() for o in inferred] == [o.to_json() for o in true_moves]
     assert camera.snapshot() == truth.snapshot()
 
 
