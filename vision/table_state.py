@@ -85,6 +85,15 @@ def on_marker(layout: Layout, x: float, y: float) -> bool:
     )
 
 
+# A sure face-down read in a zone where cards lie face up, from a box this unsure to hold a
+# card (the finder's confidence times the card-ness), is the zone's printed outline: on twenty
+# rendered games such reads lay only on the face-down piles, and once on an empty staging
+# square, where it was fed as a card drawn. (A guyenne queen drawn to staging was read as a
+# back too, from as faint a box, but less surely: it stays a card, named by its faces.)
+FAINT_BACK_PRESENCE = 0.5
+SURE_BACK = 0.5
+
+
 def place(detections: Detections, calibration: Calibration, layout: Layout) -> list[SeenCard]:
     """Every detection as a card at a table point, in a zone (none on the mat's markers)."""
     if not len(detections):
@@ -104,6 +113,14 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
         zone = zone_for(layout, x, y, landscape)
         name = CLASSES[int(detections.class_id[i])]
         if name == BACK and zone is not None and layout.zones[zone].face == "up":
+            faint = (
+                detections.presence is not None
+                and detections.class_probs is not None
+                and detections.presence[i] < FAINT_BACK_PRESENCE
+                and detections.class_probs[i, CLASSES.index(BACK)] >= SURE_BACK
+            )
+            if faint:
+                continue  # the printed outline of an empty zone, taken for a card's back
             name = best_face(detections, i) or name
         probs = None if detections.class_probs is None else detections.class_probs[i]
         seen.append(SeenCard(name, zone, (float(x), float(y)), float(detections.confidence[i]), probs))
