@@ -25,7 +25,12 @@ observations for the referee:
   the rules accept the game and the table with it; when nothing else explains the table, a
   later read no surer than the first name will do, if the detector confused the two names,
   and so will a read by the same wrong name again where the rules refuse that name (the
-  card then takes another name both reads found likely).
+  card then takes another name both reads found likely);
+- when nothing of that explains the table, an earlier card named unsurely is re-read: the
+  rules choose its name among all the cards still unseen, the detector's probabilities
+  ordering the tries (a design whose court cards the detector cannot name); last, a card
+  read now by an unsure name that explains nothing takes such a name. The camera then
+  follows that card by the name it reads it by.
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
