@@ -114,6 +114,19 @@ class Naming:
 
 
 @dataclass
+class Reread:
+    """An earlier card re-read by the rules (:meth:`EventInference._reread_plan`): the rename,
+    and the physical table, cards named, camera's picture, changes and plan after it."""
+
+    rename: Observation
+    physical: dict[str, list[Card]]
+    named: dict[str, Naming]
+    seen: TableState
+    changes: list[Change]
+    plan: list[Observation]
+
+
+@dataclass
 class Result:
     fed: list[tuple[Observation, list[Announcement]]] = field(default_factory=list)
     desync: str | None = None  # set when the table cannot be explained (announced once)
@@ -194,6 +207,8 @@ class EventInference:
         # A name the camera reads -> the name a player gave that card (a rename typed or keyed):
         # the classifier that misread a card once will most likely misread it again.
         self.aliases: dict[str, str] = {}
+        # The camera's picture (and the referee's length) that no re-reading explained last.
+        self._unexplained: tuple | None = None
 
     def referee_zones(self) -> dict[str, list[Card]]:
         return self.referee.game.cards_by_zone(self.referee.state) or {}
@@ -312,12 +327,15 @@ class EventInference:
                 changes, plan = self._correct(correction, result)
             elif renamed is not None:
                 changes, plan, result.read_as = renamed
-        if plan is None:
+        # The last resorts try many names: not again on the same table the game did not explain.
+        attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
+        if plan is None and attempt != self._unexplained:
             reread = self._reread_plan(raw, {c.card for c in changes})
             if reread is not None:
                 seen, changes, plan = self._reread(reread, result)
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed
+        self._unexplained = attempt if plan is None else None
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
             plan, unexplained = self._greedy(changes)
@@ -506,14 +524,13 @@ class EventInference:
             tries += [(-p.get(n, 0.0), ((zone, name, n, 0),)) for n in names]
         return sorted(tries, key=lambda t: t[0])[:MAX_REREADS]
 
-    def _reread_plan(self, raw: TableState, changed: set[str]) -> tuple | None:
+    def _reread_plan(self, raw: TableState, changed: set[str]) -> Reread | None:
         """Nothing explains the table: a card named unsurely earlier may have been misread (a
         king of clubs taken for the jack, whose own jack now turns up; a queen of hearts taken
         for a jack of spades, so that the next player's move seems out of turn). The likeliest
-        other name the detector gave such a card that the referee accepts throughout the game
-        and with which the table is explained: the rename, the physical table, the cards
-        named, the camera's picture, and the changes and plan after it.
-        The cards in ``changed`` (those the rules refused to move) are tried first."""
+        other name of such a card (any card still unseen) that the referee accepts throughout
+        the game and with which the table is explained. The cards in ``changed`` (those the
+        rules refused to move) are tried first."""
         in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
         read_now = {name: raw.candidates.get((zone, name), ()) for zone, name in seen_counts(raw)}
         unseen = sorted({str(c) for cs in self.physical.values() for c in cs} - in_view)
@@ -548,7 +565,7 @@ class EventInference:
             finally:
                 self.referee, self.physical, self.named = kept
             if plan is not None:
-                return rename, physical, named, seen, changes, plan
+                return Reread(rename, physical, named, seen, changes, plan)
         return None
 
     def _renamed_naming(self, old: str, new: str, q: float) -> dict[str, Naming]:
@@ -562,12 +579,12 @@ class EventInference:
         named[new] = Naming(first.at, q, (old,), ranked, first.camera or old)
         return named
 
-    def _reread(self, reread: tuple, result: Result) -> tuple[TableState, list[Change], list[Observation]]:
+    def _reread(self, reread: Reread, result: Result) -> tuple[TableState, list[Change], list[Observation]]:
         """Feed the rename of :meth:`_reread_plan`; return the picture, changes and plan after it."""
-        rename, self.physical, self.named, seen, changes, plan = reread
-        result.fed.append((rename, self.referee.feed(rename)))
+        self.physical, self.named = reread.physical, reread.named
+        result.fed.append((reread.rename, self.referee.feed(reread.rename)))
         result.seq.append(None)
-        return seen, changes, plan
+        return reread.seen, reread.changes, reread.plan
 
     def _sync_hidden(self) -> None:
         """Follow the referee for cards the camera cannot see move: a card under a pile's top
