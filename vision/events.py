@@ -532,7 +532,13 @@ class EventInference:
         the game and with which the table is explained. The cards in ``changed`` (those the
         rules refused to move) are tried first."""
         in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
-        read_now = {name: raw.candidates.get((zone, name), ()) for zone, name in seen_counts(raw)}
+        # A card read unsurely now by the name of the card re-read may be that card, misread
+        # again; read surely, it is another card (the real jack, come out).
+        read_now = {
+            name: raw.candidates.get((zone, name), ())
+            for zone, name in seen_counts(raw)
+            if raw.likelihood.get((zone, name), 1.0) < UNSURE_NAMING
+        }
         unseen = sorted({str(c) for cs in self.physical.values() for c in cs} - in_view)
         options = []
         for old, naming in self.named.items():
