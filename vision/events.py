@@ -393,7 +393,9 @@ class EventInference:
 
     def _remember_naming(self, obs: Observation, seq: int, seen: TableState, read_as: dict[str, str]) -> None:
         """Note how surely a card was named as it came into view; a later read of it in view
-        that is less sure (a card read by its name again, but hesitantly) weakens that name."""
+        that is less sure (a card read by its name again, but hesitantly) weakens that name. A
+        name the rules chose (``read_as``: the card fed -> the name the camera read) is as
+        unsure as the camera's probability of it, and the camera's name is kept."""
         if obs.type != "move" or obs.dst in self.hidden_zones:
             return
         card = str(obs.card)
@@ -544,7 +546,6 @@ class EventInference:
         for old, naming in self.named.items():
             if naming.p >= UNSURE_NAMING:
                 continue
-            # A card read by the same name again: both reads' other names count.
             first, again = dict(naming.candidates), dict(read_now.get(old, ()))
             # Any card still unseen may be it (the detector can be wholly wrong on a design's
             # court cards); the rules choose, the detector's probabilities order the tries.
@@ -552,8 +553,8 @@ class EventInference:
                 if new in in_view or new in self.named or copies_of(new) > 1:
                     continue
                 q = max(first.get(new, 0.0), UNLIKELY)
-                if again:
-                    q = math.sqrt(max(q, UNLIKELY) * max(again.get(new, 0.0), UNLIKELY))
+                if again:  # both reads count
+                    q = math.sqrt(q * max(again.get(new, 0.0), UNLIKELY))
                 options.append((old in changed, q, old, new, naming.at))
         for _, q, old, new, at in sorted(options, reverse=True)[:MAX_REREADS]:
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
