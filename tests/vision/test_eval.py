@@ -12,7 +12,13 @@ import numpy as np
 import pytest
 
 from referee.cards import CLASSES
-from vision.detector.evaluate import breakdown, by_design, by_visible_share, read_yolo_dataset
+from vision.detector.evaluate import (
+    breakdown,
+    by_design,
+    by_visible_share,
+    face_back_confusions,
+    read_yolo_dataset,
+)
 from vision.detector.metrics import ImageResult, evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +56,33 @@ def test_the_truth_scores_one_and_a_shifted_box_scores_less_at_the_strict_thresh
     ev = evaluate(shifted, len(CLASSES))
     assert ev.map50 == pytest.approx(1.0)
     assert 0.5 < ev.map50_95 < 0.8
+
+
+def test_face_back_confusions_strictly_and_as_a_confusion_matrix_counts_them(holdout_like):
+    """On the rendered cards' true boxes: each face-down card also gets a faint face box half on
+    it, and each face-up card a confident BACK box on it after its right box. The strict count
+    sees every such box; at the operating confidence with one box per card, only a confident
+    BACK that is a card's best box counts."""
+    samples = read_yolo_dataset(holdout_like, "train")
+    results = truth_as_predictions(samples)
+    assert face_back_confusions(results)["back_on_face_up"] == 0
+    backs = faces = 0
+    for r in results:
+        back = r.gt_classes == CLASSES.index("BACK")
+        half = r.gt_boxes[back].copy()
+        half[:, [0, 2]] += 0.33 * (half[:, 2] - half[:, 0])[:, None]  # IoU 0.5 with the back
+        late = r.gt_boxes[~back][:1]  # one face-up card: a second box, BACK, a little off
+        late = late + np.array([1, 1, 1, 1], np.float32)
+        r.pred_boxes = np.concatenate([r.pred_boxes, half, late])
+        r.pred_classes = np.concatenate([r.pred_classes, np.full(len(half), CLASSES.index("9H")),
+                                         np.full(len(late), CLASSES.index("BACK"))])
+        r.pred_scores = np.concatenate([r.pred_scores, np.full(len(half), 0.02), np.full(len(late), 0.9)])
+        backs, faces = backs + int(back.sum()), faces + len(late)
+    counts = face_back_confusions(results)
+    assert backs > 0 and faces > 0
+    assert counts["face_on_face_down"] == backs and counts["back_on_face_up"] == faces
+    # One box per card, the best overlap first: the right boxes win; the faint ones are out.
+    assert counts["face_on_face_down_operating"] == 0 and counts["back_on_face_up_operating"] == 0
 
 
 def test_per_design_and_per_visible_share_groups_split_the_cards(holdout_like):

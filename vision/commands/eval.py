@@ -87,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"synthetic held-out ({len(samples)} images, {s['instances']} cards): "
               f"mAP50 {s['mAP50']:.3f}  mAP50-95 {s['mAP50_95']:.3f}  "
               f"BACK on face-up {s['back_on_face_up']}  face class on face-down {s['face_on_face_down']}")
+        print(f"  at confidence >= {s['operating_conf']}, one box per card: BACK on face-up "
+              f"{s['back_on_face_up_operating']}  face class on face-down {s['face_on_face_down_operating']}")
         for name, d in (*s["by_design"].items(), *s["by_visible_share"].items()):
             print(f"  {name} ({d['instances']} cards): mAP50 {d['mAP50']:.3f}  mAP50-95 {d['mAP50_95']:.3f}")
         if not s["by_design"] and s["by_visible_share"]:

@@ -114,20 +114,39 @@ def run_detector(detector, samples: list[Sample], by_rank: bool = False) -> list
     return results
 
 
-def face_back_confusions(results: list[ImageResult]) -> dict[str, int]:
-    """BACK predicted on a face-up card, and a face class on a face-down card (IoU ≥ 0.5)."""
+def face_back_confusions(results: list[ImageResult], operating: float = 0.25) -> dict[str, float | int]:
+    """BACK predicted on a face-up card, and a face class on a face-down card, counted two ways:
+    every box at IoU >= 0.5 with a card, whatever its confidence (the strict count); and as a
+    confusion matrix counts them, the boxes at confidence ``operating`` or more (where
+    ``cardref detect`` and the camera referee act), each card matched to one box and each box
+    to one card, the best overlaps first (a faint box half on a back and half on the card
+    beside it is then no confusion)."""
     from vision.detector.detections import box_iou
 
-    back_on_face = face_on_back = 0
+    out = {"back_on_face_up": 0, "face_on_face_down": 0, "operating_conf": operating,
+           "back_on_face_up_operating": 0, "face_on_face_down_operating": 0}
+
+    def count(g: int, p: int, r: ImageResult, suffix: str) -> None:
+        gt_back, pred_back = r.gt_classes[g] == BACK, r.pred_classes[p] == BACK
+        out["back_on_face_up" + suffix] += int(pred_back and not gt_back)
+        out["face_on_face_down" + suffix] += int(gt_back and not pred_back)
+
     for r in results:
         if not len(r.gt_boxes) or not len(r.pred_boxes):
             continue
         ious = box_iou(r.gt_boxes, r.pred_boxes)
         for g, p in zip(*np.nonzero(ious >= 0.5), strict=True):
-            gt_back, pred_back = r.gt_classes[g] == BACK, r.pred_classes[p] == BACK
-            back_on_face += int(pred_back and not gt_back)
-            face_on_back += int(gt_back and not pred_back)
-    return {"back_on_face_up": back_on_face, "face_on_face_down": face_on_back}
+            count(g, p, r, "")
+        ious[:, r.pred_scores < operating] = 0
+        used_g, used_p = set(), set()
+        for g, p in zip(*np.unravel_index(np.argsort(-ious, axis=None), ious.shape), strict=True):
+            if ious[g, p] < 0.5:
+                break
+            if g not in used_g and p not in used_p:
+                used_g.add(g)
+                used_p.add(p)
+                count(g, p, r, "_operating")
+    return out
 
 
 # A card with less of its area in view shows little more than a corner (the renderer labels
