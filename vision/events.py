@@ -111,6 +111,9 @@ class Naming:
     # every other name the detector gave that card some probability, with it (likeliest first)
     candidates: tuple[tuple[str, float], ...] = ()
     camera: str | None = None  # the name the camera reads it by, where the rules chose another
+    # Renamed by a surer later read: two reads decided it, a hesitant third does not weaken it
+    # (a queen read QD, then QH surely, then QD and QH in turn).
+    settled: bool = False
 
 
 @dataclass
@@ -369,7 +372,7 @@ class EventInference:
         rename, self.physical, changes, plan, p = correction
         result.fed.append((rename, self.referee.feed(rename)))
         result.seq.append(None)
-        self.named[str(rename.data["as"])] = Naming(self.named.pop(str(rename.card)).at, p)
+        self.named[str(rename.data["as"])] = Naming(self.named.pop(str(rename.card)).at, p, settled=True)
         return changes, plan
 
     def _aliased(self, seen: TableState) -> TableState:
@@ -410,7 +413,7 @@ class EventInference:
         first = self.named.get(card)
         if obs.src in self.hidden_zones and first is None:
             self.named[card] = Naming(seq, p, others, candidates, read if read != card else None)
-        elif obs.src not in self.hidden_zones and first is not None and p < first.p:
+        elif obs.src not in self.hidden_zones and first is not None and p < first.p and not first.settled:
             likeliest = dict(first.candidates)
             for name, q in candidates:
                 likeliest[name] = max(q, likeliest.get(name, 0.0))
