@@ -85,6 +85,7 @@ def main() -> int:
                 "--quiet",
             )
         truth = truth_detections(game / "labels.jsonl", args.work / f"truth_{seed}.jsonl")
+        deck = json.loads((game / "render.json").read_text()).get("deck")
         variants = {
             "truth detections": ["--detections", str(truth), "--no-video"],
             "model, no video": ["--no-video"],
@@ -112,7 +113,7 @@ def main() -> int:
             rows.append(
                 {
                     "seed": seed,
-                    "deck": json.loads((game / "render.json").read_text()).get("deck"),
+                    "deck": deck,
                     "variant": name,
                     "video_s": summary["video_seconds"],
                     "wall_s": round(wall, 2),

@@ -514,10 +514,13 @@ class EventInference:
                 return changes, plan, {alt: name for _, name, alt, _ in combo}
         return None
 
+    def _unseen(self, in_view: set[str]) -> list[str]:
+        """The cards of the table the camera has not named yet: neither in view nor named."""
+        return sorted({str(c) for cs in self.physical.values() for c in cs} - in_view - set(self.named))
+
     def _wide_renamings(self, seen: TableState, expected: Counter, now: Counter) -> list[tuple[int, tuple]]:
         """Single-card renamings for :meth:`_renamed_plan` with ``wide``, likeliest first."""
-        in_view = {n for (_, n), k in expected.items() if k}
-        unseen = sorted({str(c) for cs in self.physical.values() for c in cs} - in_view - set(self.named))
+        unseen = self._unseen({n for (_, n), k in expected.items() if k})
         tries = []
         for zone, name in now:
             sure = seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING
@@ -544,7 +547,7 @@ class EventInference:
             for zone, name in seen_counts(raw)
             if raw.likelihood.get((zone, name), 1.0) < UNSURE_NAMING
         }
-        unseen = sorted({str(c) for cs in self.physical.values() for c in cs} - in_view)
+        unseen = self._unseen(in_view)
         options = []
         for old, naming in self.named.items():
             if naming.p >= UNSURE_NAMING:

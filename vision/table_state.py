@@ -16,7 +16,7 @@ import numpy as np
 
 from referee.cards import CLASSES
 from vision.calibration import Calibration
-from vision.detector.detections import Detections
+from vision.detector.detections import SURE_BACK, Detections
 from vision.layout import Layout
 
 BACK = "BACK"
@@ -91,7 +91,6 @@ def on_marker(layout: Layout, x: float, y: float) -> bool:
 # square, where it was fed as a card drawn. (A guyenne queen drawn to staging was read as a
 # back too, from as faint a box, but less surely: it stays a card, named by its faces.)
 FAINT_BACK_PRESENCE = 0.5
-SURE_BACK = 0.5
 
 
 def place(detections: Detections, calibration: Calibration, layout: Layout) -> list[SeenCard]:

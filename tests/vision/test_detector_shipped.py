@@ -13,7 +13,7 @@ import pytest
 
 from referee.cards import CLASSES
 from vision.detector import load_detector, shipped_model
-from vision.detector.detections import box_iou
+from vision.detector.detections import best_overlaps, box_iou
 from vision.detector.onnx_backend import letterbox
 from vision.layout import load_layout
 from vision.synth.assets import Art, load_recipe
@@ -40,19 +40,10 @@ def frames() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
 
 
 def match(pred_boxes: np.ndarray, true_boxes: np.ndarray) -> list[tuple[int, int]]:
-    """Greedy one-to-one (true, predicted) pairs with IoU >= 0.5, best overlaps first."""
+    """One-to-one (true, predicted) pairs with IoU >= 0.5, best overlaps first."""
     if not len(pred_boxes) or not len(true_boxes):
         return []
-    iou = box_iou(true_boxes, pred_boxes)
-    pairs, used_t, used_p = [], set(), set()
-    for t, p in zip(*np.unravel_index(np.argsort(-iou, axis=None), iou.shape), strict=True):
-        if iou[t, p] < 0.5:
-            break
-        if t not in used_t and p not in used_p:
-            pairs.append((int(t), int(p)))
-            used_t.add(t)
-            used_p.add(p)
-    return pairs
+    return best_overlaps(box_iou(true_boxes, pred_boxes))
 
 
 def test_the_package_finds_the_shipped_model():

@@ -8,6 +8,11 @@ import numpy as np
 
 from referee.cards import CLASSES
 
+# A box is named face down only when the classifier gives the back at least this probability
+# (more than all the faces together); a surer back from a faint box is what the camera takes
+# for a printed zone outline (vision/detector/two_stage.py, vision/table_state.py).
+SURE_BACK = 0.5
+
 
 @dataclass(frozen=True)
 class Detections:
@@ -74,6 +79,21 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU matrix (len(a), len(b)) of xyxy boxes."""
     inter = box_intersection(a, b)
     return inter / np.maximum(box_area(a)[:, None] + box_area(b)[None, :] - inter, 1e-9)
+
+
+def best_overlaps(iou: np.ndarray, threshold: float = 0.5) -> list[tuple[int, int]]:
+    """Greedy one-to-one (row, column) pairs of an IoU matrix, best overlaps first, each at
+    least ``threshold``: each true card matched to one box and each box to one card."""
+    pairs: list[tuple[int, int]] = []
+    used_rows, used_cols = set(), set()
+    for r, c in zip(*np.unravel_index(np.argsort(-iou, axis=None), iou.shape), strict=True):
+        if iou[r, c] < threshold:
+            break
+        if r not in used_rows and c not in used_cols:
+            pairs.append((int(r), int(c)))
+            used_rows.add(r)
+            used_cols.add(c)
+    return pairs
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:

@@ -121,7 +121,7 @@ def face_back_confusions(results: list[ImageResult], operating: float = 0.25) ->
     ``cardref detect`` and the camera referee act), each card matched to one box and each box
     to one card, the best overlaps first (a faint box half on a back and half on the card
     beside it is then no confusion)."""
-    from vision.detector.detections import box_iou
+    from vision.detector.detections import best_overlaps, box_iou
 
     out = {"back_on_face_up": 0, "face_on_face_down": 0, "operating_conf": operating,
            "back_on_face_up_operating": 0, "face_on_face_down_operating": 0}
@@ -138,14 +138,8 @@ def face_back_confusions(results: list[ImageResult], operating: float = 0.25) ->
         for g, p in zip(*np.nonzero(ious >= 0.5), strict=True):
             count(g, p, r, "")
         ious[:, r.pred_scores < operating] = 0
-        used_g, used_p = set(), set()
-        for g, p in zip(*np.unravel_index(np.argsort(-ious, axis=None), ious.shape), strict=True):
-            if ious[g, p] < 0.5:
-                break
-            if g not in used_g and p not in used_p:
-                used_g.add(g)
-                used_p.add(p)
-                count(g, p, r, "_operating")
+        for g, p in best_overlaps(ious):
+            count(g, p, r, "_operating")
     return out
 
 

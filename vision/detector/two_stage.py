@@ -14,7 +14,7 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import crops_batch, to_blob
-from vision.detector.detections import Detections
+from vision.detector.detections import SURE_BACK, Detections
 from vision.detector.onnx_backend import RUNNERS
 
 BACK_ID = CLASSES.index("BACK")
@@ -61,16 +61,12 @@ class CardClassifier:
         return self.read(crops)[0]
 
 
-# A box is named face down only when the classifier gives the back at least this probability;
-# otherwise by its likeliest face. Court cards of an unseen design whose picture fills the card
-# are the classifier's hesitant backs: on the held-out set 29 of the 32 backs named on face-up
-# cards had P(BACK) under 0.5, and 1 of the face-down cards (bench: `cardref eval`).
-SURE_BACK = 0.5
-
-
 def name_ids(probs: np.ndarray) -> np.ndarray:
     """Each box's class id: its likeliest name, but a back only when the back is likelier than
-    all the faces together."""
+    all the faces together (``SURE_BACK``), else its likeliest face. Court cards of an unseen
+    design whose picture fills the card are the classifier's hesitant backs: on the held-out
+    set 29 of the 32 backs named on face-up cards had P(BACK) under 0.5, and 1 of the
+    face-down cards (`cardref eval`)."""
     class_id = probs.argmax(axis=1)
     hesitant = (class_id == BACK_ID) & (probs[:, BACK_ID] < SURE_BACK)
     faces = probs.copy()
