@@ -16,7 +16,7 @@ import numpy as np
 
 from referee.cards import CLASSES
 from vision.calibration import Calibration
-from vision.detector.detections import SURE_BACK, Detections
+from vision.detector.detections import SURE_BACK, Detections, likeliest_face
 from vision.layout import Layout
 
 BACK = "BACK"
@@ -131,9 +131,7 @@ def best_face(detections: Detections, i: int) -> str | None:
     classifier took for a back): its most likely face, if the detector gave probabilities."""
     if detections.class_probs is None:
         return None
-    p = detections.class_probs[i].copy()
-    p[CLASSES.index(BACK)] = 0
-    return CLASSES[int(p.argmax())]
+    return CLASSES[int(likeliest_face(detections.class_probs[i]))]
 
 
 JOKERS_IN_A_DECK = 2

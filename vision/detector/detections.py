@@ -12,6 +12,15 @@ from referee.cards import CLASSES
 # (more than all the faces together); a surer back from a faint box is what the camera takes
 # for a printed zone outline (vision/detector/two_stage.py, vision/table_state.py).
 SURE_BACK = 0.5
+BACK_ID = CLASSES.index("BACK")
+
+
+def likeliest_face(probs: np.ndarray) -> np.ndarray:
+    """The likeliest face class of each row of class probabilities (or of one row), the back
+    left out: the name of a card the classifier read as face down where it cannot be."""
+    faces = np.array(probs, copy=True)
+    faces[..., BACK_ID] = -1
+    return faces.argmax(axis=-1)
 
 
 @dataclass(frozen=True)

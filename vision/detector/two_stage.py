@@ -14,10 +14,8 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import crops_batch, to_blob
-from vision.detector.detections import SURE_BACK, Detections
+from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face
 from vision.detector.onnx_backend import RUNNERS
-
-BACK_ID = CLASSES.index("BACK")
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -69,9 +67,7 @@ def name_ids(probs: np.ndarray) -> np.ndarray:
     face-down cards (`cardref eval`)."""
     class_id = probs.argmax(axis=1)
     hesitant = (class_id == BACK_ID) & (probs[:, BACK_ID] < SURE_BACK)
-    faces = probs.copy()
-    faces[:, BACK_ID] = -1
-    return np.where(hesitant, faces.argmax(axis=1), class_id)
+    return np.where(hesitant, likeliest_face(probs), class_id)
 
 
 class TwoStageDetector:
