@@ -98,20 +98,31 @@ def rank_class(class_ids: np.ndarray) -> np.ndarray:
 
 
 def run_detector(detector, samples: list[Sample], by_rank: bool = False) -> list[ImageResult]:
+    """Every box of each image, with the detector's class ids (``by_rank``: see :func:`by_rank`)."""
     results = []
     for s in samples:
         image = cv2.imread(str(s.image))
         if image is None:
             raise CardrefError(f"{s.image}: cannot read image")
         det = detector.detect(image)
-        classes = det.class_id
-        keep = np.ones(len(det), bool)
-        if by_rank:
-            classes = rank_class(classes)
-            keep = classes >= 0
-        results.append(ImageResult(s.boxes, s.classes, det.xyxy[keep], classes[keep],
-                                   det.confidence[keep], str(s.image)))
-    return results
+        results.append(ImageResult(s.boxes, s.classes, det.xyxy, det.class_id, det.confidence, str(s.image)))
+    return [to_ranks(r) for r in results] if by_rank else results
+
+
+def to_ranks(r: ImageResult) -> ImageResult:
+    """Predictions scored by rank (the real photos' labels): classes mapped to REAL_RANKS, the
+    boxes named a rank the photos do not label left out."""
+    classes = rank_class(r.pred_classes)
+    keep = classes >= 0
+    return ImageResult(r.gt_boxes, r.gt_classes, r.pred_boxes[keep], classes[keep], r.pred_scores[keep],
+                       r.name)
+
+
+def any_name(r: ImageResult) -> ImageResult:
+    """One class for every card and every box: how well the cards are found, whatever their
+    names (the finder's share of the mAP: its boxes, and the cards it misses)."""
+    return ImageResult(r.gt_boxes, np.zeros_like(r.gt_classes), r.pred_boxes, np.zeros_like(r.pred_classes),
+                       r.pred_scores, r.name)
 
 
 def face_back_confusions(results: list[ImageResult], operating: float = 0.25) -> dict[str, float | int]:
