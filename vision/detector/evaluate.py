@@ -97,8 +97,8 @@ def rank_class(class_ids: np.ndarray) -> np.ndarray:
     return out
 
 
-def run_detector(detector, samples: list[Sample], by_rank: bool = False) -> list[ImageResult]:
-    """Every box of each image, with the detector's class ids (``by_rank``: see :func:`by_rank`)."""
+def run_detector(detector, samples: list[Sample]) -> list[ImageResult]:
+    """Every box of each image, with the detector's class ids (scored by rank: :func:`to_ranks`)."""
     results = []
     for s in samples:
         image = cv2.imread(str(s.image))
@@ -106,7 +106,7 @@ def run_detector(detector, samples: list[Sample], by_rank: bool = False) -> list
             raise CardrefError(f"{s.image}: cannot read image")
         det = detector.detect(image)
         results.append(ImageResult(s.boxes, s.classes, det.xyxy, det.class_id, det.confidence, str(s.image)))
-    return [to_ranks(r) for r in results] if by_rank else results
+    return results
 
 
 def to_ranks(r: ImageResult) -> ImageResult:
