@@ -227,7 +227,12 @@ class EventInference:
         for zone, name in list(appeared):
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
-            moved = next((g for g in gone if getattr(self.named.get(g[1]), "camera", None) == name), None)
+            confused = {name, *seen.alternatives.get((zone, name), ())}
+            moved = next(
+                (g for g in gone if getattr(self.named.get(g[1]), "camera", None) == name
+                 or confused & self._given(g[1])),
+                None,
+            )
             if moved is not None and moved[0] == zone:
                 appeared.remove((zone, name))
                 gone.remove(moved)
@@ -240,7 +245,9 @@ class EventInference:
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
             # (Not when that name is read elsewhere now: then it moved, and this is another card.)
-            confused = seen.alternatives.get((zone, name), ())
+            # A name the players gave a misread card stands for the camera's name of it too.
+            confused = set(seen.alternatives.get((zone, name), ()))
+            confused |= {self.aliases[a] for a in confused if a in self.aliases}
             elsewhere = {n for z, n in appeared if z != zone}
             same = next(
                 (g for g in gone if g[0] == zone and g[1] in confused and g[1] not in elsewhere), None
@@ -273,6 +280,10 @@ class EventInference:
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
         return changes
+
+    def _given(self, card: str) -> set[str]:
+        """The camera's names of a card the players renamed (its aliases)."""
+        return {read for read, given in self.aliases.items() if given == card}
 
     def _revealed(self, zone: str, name: str) -> bool:
         return any(str(c) == name for c in self.physical.get(zone, [])[:-1])

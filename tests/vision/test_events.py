@@ -368,3 +368,62 @@ def test_a_card_whose_name_flips_between_reads_is_the_same_card():
     truth.feed(nxt)
     physical[nxt.dst].append(nxt.card)
     assert [o.to_json() for o, _ in inference.update(camera_view(physical)).fed] == [nxt.to_json()]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confused_with(seed):
+    """A drawn card is read unsurely by a wrong name (a card that never comes out), with a
+    second wrong name close behind; a player renames it at the [CHECK]. When it is next moved
+    and read unsurely by the second name, it is that card moved (one move), not a new card
+    drawn onto the pile with the renamed one slid under it."""
+    first = Referee(load_game("royal_family"))
+    sim = simulator(first.game, seed)
+    true_obs = []
+    while len(true_obs) < 120 and not first.game.is_terminal(first.state):
+        for obs in sim.next_observations(first.state):
+            first.feed(obs)
+            true_obs.append(obs)
+    seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
+    pick = None
+    for i, obs in enumerate(true_obs):
+        if obs.type == "move" and obs.src == "draw_pile" and obs.dst == "staging" and str(obs.card) != "JK":
+            j = next(k for k in range(i + 1, len(true_obs)) if true_obs[k].card == obs.card)
+            if true_obs[j].src == "staging" and true_obs[j].dst in seen_zones:
+                pick = i, j
+                break
+    assert pick is not None, "no card drawn to staging and laid where the camera sees it"
+    i, j = pick
+    card = str(true_obs[i].card)
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    read, confused = sorted(deck - {str(o.card) for o in true_obs[: j + 1]} - {"JK"})[:2]
+
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    for k, obs in enumerate(true_obs[: j + 1]):
+        truth.feed(obs)
+        if obs.type != "move":
+            inference.answer(obs)
+            continue
+        cards = physical[obs.src]
+        if obs.card not in cards:  # the discard pile turned over as the draw pile
+            cards += physical["discard_pile"]
+            physical["discard_pile"] = []
+        remove_last(cards, obs.card)
+        physical[obs.dst].append(obs.card)
+        view = camera_view(physical)
+        zone = next((z for z, names in view.cards.items() if card in names), None)
+        if i <= k and zone is not None:  # the camera never reads it right
+            name = read if k < j else confused
+            view.cards[zone][view.cards[zone].index(card)] = name
+            view.likelihood[(zone, name)] = 0.3
+            view.alternatives[(zone, name)] = (confused if name == read else read,)
+        result = inference.update(view)
+        assert result.desync is None, (obs.short(), result.desync)
+        if k == i:
+            assert [o.short() for o, _ in result.fed] == [f"{read} draw_pile -> staging"]
+            notes = inference.answer(parse_short(f"rename card={read} as={card}"))  # the [CHECK]
+            assert notes[0].kind == "STATE"
+        if k == j:
+            assert [o.to_json() for o, _ in result.fed] == [obs.to_json()]
+    assert camera.snapshot() == truth.snapshot()
