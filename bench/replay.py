@@ -1,8 +1,10 @@
 """Camera referee speed and accuracy on rendered Royal Family games (720p, 30 fps).
 
 For each seed: render the game with held-out decks (``cardref render-game``), then replay it
-(a) with the renderer's labels standing in for the detector and (b) through the shipped
-detector, with and without the annotated video. Reports, side by side: speed as a multiple of
+(a) with the renderer's labels standing in for the detector, (b) through the shipped
+detector, with and without the annotated video, and (c) through it with the players answering
+the camera's name checks (``--answer-checks``: what players pressing the [CHECK] keys of
+``cardref live`` would do). Reports, side by side: speed as a multiple of
 real time, the share of true observations recovered in order, wrong damage/result
 announcements, and the announcement latency after the table settles (video seconds from the
 first settled frame of a move to the announcement it caused, plus the processing time); then,
@@ -90,6 +92,7 @@ def main() -> int:
             "truth detections": ["--detections", str(truth), "--no-video"],
             "model, no video": ["--no-video"],
             "model + annotated video": [],
+            "model, checks answered": ["--no-video", "--answer-checks", str(game)],
         }
         for name, extra in variants.items():
             out = args.work / f"replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
@@ -125,6 +128,7 @@ def main() -> int:
                     "missed_scored": len(score.missed_scored),
                     "latency_median_s": round(statistics.median(lat), 2) if lat else None,
                     "desyncs": summary["desyncs"],
+                    **{k: v for k, v in summary.items() if k.startswith("checks_")},
                 }
             )
     head = (
@@ -144,6 +148,11 @@ def main() -> int:
     for t in totals:
         share = f"{t['recovered_moves']}/{t['true_moves']} {t['recovered']:.0%}"
         print(f"{t['variant']:<24} {t['deck']:<24} {t['games']:>5} {share:>13} {t['wrong_scored']:>5}")
+    answered = [r for r in rows if "checks_keyed" in r]
+    if answered:
+        kinds = ("confirmed", "keyed", "typed", "unanswered")
+        counts = {k: sum(r[f"checks_{k}"] for r in answered) for k in kinds}
+        print(f"checks over {len(answered)} games: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     args.json.write_text(json.dumps({"rows": rows, "totals": totals}, indent=1))
     print(f"wrote {args.json}")
     return 0

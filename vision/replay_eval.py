@@ -115,3 +115,55 @@ def latencies(settled: list[float], seen: list[float]) -> list[float]:
         if later:
             out.append(later[0] - s)
     return out
+
+
+@dataclass
+class CheckAnswers:
+    """How the players answered the camera's name checks during a replay."""
+
+    confirmed: int = 0  # the camera's name was right: key 1
+    keyed: int = 0  # the true card was among the names offered: one key
+    typed: int = 0  # it was not: a typed rename
+    unanswered: int = 0  # no card moved there lately: the players could not tell
+
+    def to_json(self) -> dict:
+        return {f"checks_{k}": v for k, v in asdict(self).items()}
+
+
+class TablePlayers:
+    """The players of a rendered game answering the camera's name checks (``[CHECK]`` in
+    ``cardref live``), as people at the table would: with the card they have just moved there.
+
+    A check is raised a little after the move it doubts, when the table has settled; the
+    renderer's labels say how many true observations were made by that frame, and the latest
+    of them (at most ``RECENT`` back) that put a card in the zone the check names is the card
+    the players remember. (The camera may have the card's origin wrong too; a rename cannot
+    put that right, and the referee refuses it then.)"""
+
+    RECENT = 3
+
+    def __init__(self, render_dir: Path):
+        self.truth = read_jsonl(render_dir / "observations.jsonl")
+        self.done_at = {row["frame"]: row["obs"] for row in read_jsonl(render_dir / "labels.jsonl")}
+        self.tally = CheckAnswers()
+
+    def card_for(self, frame: int, dst: str | None) -> str | None:
+        done = self.done_at.get(frame, len(self.truth))
+        recent = [
+            o for o in self.truth[max(0, done - self.RECENT) : done]
+            if o.get("type", "move") == "move" and o.get("to") == dst
+        ]
+        return recent[-1]["card"] if recent else None
+
+    def answer(self, frame: int, check_card: str, choices: tuple[str, ...], dst: str | None) -> str | None:
+        """The true card for a check, tallied by how the players gave it (None: no answer)."""
+        card = self.card_for(frame, dst)
+        if card is None:
+            self.tally.unanswered += 1
+        elif card == check_card:
+            self.tally.confirmed += 1
+        elif card in choices:
+            self.tally.keyed += 1
+        else:
+            self.tally.typed += 1
+        return card

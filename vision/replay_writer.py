@@ -137,7 +137,7 @@ class ReplayWriter:
         assert self.video is not None
         self.video.write(image)
 
-    def finish(self, camera: CameraReferee, elapsed: float) -> dict:
+    def finish(self, camera: CameraReferee, elapsed: float, extra: dict | None = None) -> dict:
         self.events.close()
         self.detections.close()
         if self.video is not None:
@@ -162,6 +162,7 @@ class ReplayWriter:
             "calibration": None
             if camera.calibration is None
             else {"method": camera.calibration.method, "error_px": round(camera.calibration.error_px, 3)},
+            **(extra or {}),
         }
         (self.out / "summary.json").write_text(json.dumps(summary, indent=1))
         write_report(self.out / "report.html", f"cardref replay: {self.source.path.name}", summary, self.rows)

@@ -10,6 +10,12 @@ on every analysed frame: ``--detections`` re-runs the rules from it without the 
 The referee's questions (ASK) cannot be answered during a replay: give the answers in order
 with ``--answers FILE.jsonl`` (lines such as ``{"type": "answer", "choice": "clubs"}``), or
 they are flagged in the report and the game waits.
+
+On a game rendered by ``cardref render-game``, ``--answer-checks GAME_DIR`` plays the part of
+the players at the table: each card the camera named unsurely (a ``[CHECK]`` in ``cardref
+live``) is answered with the card really moved, as a key or a typed rename would answer it
+live; ``summary.json`` counts the checks and how they were answered. This measures the live
+referee with players who answer its checks; without it a replay measures the camera alone.
 """
 
 from __future__ import annotations
@@ -44,6 +50,12 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         "--calibration", type=Path, help="saved calibration JSON (default: from the mat's markers)"
     )
     p.add_argument("--answers", type=Path, help="answers to the referee's questions, in order (JSONL)")
+    p.add_argument(
+        "--answer-checks",
+        type=Path,
+        metavar="GAME_DIR",
+        help="a game rendered by cardref render-game: answer the camera's name checks with its true moves",
+    )
     p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no announcements on stdout")
     return p
@@ -90,6 +102,30 @@ def read_answers(path: Path | None) -> list:
     return [obs for _, obs in read_jsonl(str(path)) if obs.type == "answer"]
 
 
+def answer_checks(camera, players, events: list, index: int, t: float) -> list:
+    """The players' answers to the name checks among ``events`` (and among what their
+    renames bring): a rename for each card the camera named wrong."""
+    from referee.cards import Card
+    from referee.observations import Observation
+    from vision.name_check import NameCheck
+
+    out: list = []
+    todo = list(events)
+    while todo and len(out) < 200:
+        e = todo.pop(0)
+        check = NameCheck.of(e.kind, e.data)
+        if check is None or camera.referee.pending is not None:
+            continue
+        card = players.answer(index, check.card, check.choices, e.data.get("to"))
+        if card is None or card == check.card:
+            continue
+        rename = Observation("rename", Card.parse(check.card), data={"as": card, "at": check.at})
+        new = camera.answer(rename, index, t)
+        out += new
+        todo += new
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from referee.commands.common import game_from_args, open_referee
     from vision.calibration import Calibration
@@ -102,6 +138,11 @@ def run(args: argparse.Namespace) -> int:
     layout = load_layout(args.game)
     source = VideoSource(Path(args.video))
     answers = read_answers(args.answers)
+    players = None
+    if args.answer_checks:
+        from vision.replay_eval import TablePlayers
+
+        players = TablePlayers(args.answer_checks)
     if args.detections:
         detect = recorded_detector(args.detections)
     else:
@@ -120,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
         events = camera.process(frame.index, frame.time, frame.image)
         while referee.pending is not None and answers:
             events += camera.answer(answers.pop(0), frame.index, frame.time)
+        if players is not None:
+            events += answer_checks(camera, players, events, frame.index, frame.time)
         writer.add(events, frame, camera)
         if not args.quiet:
             for e in events:
@@ -135,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             "found before the first move (use --calibration FILE)"
         )
     elapsed = time.perf_counter() - started
-    summary = writer.finish(camera, elapsed)
+    summary = writer.finish(camera, elapsed, players.tally.to_json() if players else None)
     if not args.quiet:
         print(file=sys.stderr)
     print(
