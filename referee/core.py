@@ -261,20 +261,20 @@ class Referee:
 
     def feed(self, obs: Observation, loc: str = "") -> list[Announcement]:
         if obs.type == "rename":
-            new, at = self._check_rename(obs, loc)
+            new, at, swap = self._check_rename(obs, loc)
         else:
             self.game.validate(obs, loc)
         if self.log is not None:
             self.log.append(obs)
         self.observations += 1
         if obs.type == "rename":
-            return self._rename(obs.card, new, at)
+            return self._rename(obs.card, new, at, swap)
         notes = self._feed(obs)
         self.fed.append(obs)
         self.accepted.append(not any(a.kind == "REJECT" for a in notes))
         return notes
 
-    def _check_rename(self, obs: Observation, loc: str) -> tuple[Card, int]:
+    def _check_rename(self, obs: Observation, loc: str) -> tuple[Card, int, bool]:
         prefix = f"{loc}: " if loc else ""
         if obs.card is None:
             raise ObservationError(f"{prefix}field 'card': missing (a rename needs card, as)")
@@ -285,14 +285,20 @@ class Referee:
         at = obs.data.get("at", 0)
         if not isinstance(at, int) or at < 0:
             raise ObservationError(f"{prefix}field 'at': expected an observation index >= 0, got {at!r}")
-        return new, at
+        swap = obs.data.get("swap", False)
+        if swap not in (True, False, "yes", "no"):
+            raise ObservationError(f"{prefix}field 'swap': expected true or false (yes or no), got {swap!r}")
+        return new, at, swap in (True, "yes")
 
-    def _rename(self, old: Card, new: Card, at: int) -> list[Announcement]:
+    def _rename(self, old: Card, new: Card, at: int, swap: bool = False) -> list[Announcement]:
         """The card fed as ``old`` from observation ``at`` on was ``new`` (the camera misread
         it and read it right later): re-read the game from the start with the new name. Refused,
-        changing nothing, if a move accepted before is not accepted with the new name."""
+        changing nothing, if a move accepted before is not accepted with the new name. With
+        ``swap``, the camera had taken the two cards for each other: the card fed as ``new``
+        from ``at`` on was ``old`` as well."""
+        names = {old: new, new: old} if swap else {old: new}
         fixed = [
-            dataclasses.replace(o, card=new) if i >= at and o.card == old else o
+            dataclasses.replace(o, card=names[o.card]) if i >= at and o.card in names else o
             for i, o in enumerate(self.fed)
         ]
         if fixed == self.fed:
@@ -307,13 +313,15 @@ class Referee:
                 ]
         self.state, self.pending, self.history = again.state, again.pending, again.history
         self.fed, self.accepted = again.fed, again.accepted
+        said = f"{old} and {new} were each other" if swap else f"{old} was {new}"
         return [
             state_change(
-                f"{old} was {new}: the game is re-read with that name",
+                f"{said}: the game is re-read with {'those names' if swap else 'that name'}",
                 event="Renamed",
                 card=str(old),
                 renamed=str(new),
                 at=at,
+                **({"swap": True} if swap else {}),
             )
         ]
 

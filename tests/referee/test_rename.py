@@ -73,9 +73,34 @@ def test_a_rename_is_logged_and_a_resumed_game_re_reads_it(tmp_path):
     assert resumed.snapshot() == logged.snapshot() != ref.snapshot()
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_cards_taken_for_each_other_are_swapped_back(seed):
+    """A camera game in which two drawn cards were fed by each other's names, throughout: a
+    plain rename of one is refused (its new name is already out), the swap re-reads it into
+    the true game."""
+    truth = simulated(seed, 40)
+    drawn = [o.card for o in truth.fed if o.type == "move" and o.src == "draw_pile" and o.card != Card("JK")]
+    swapped_back = 0
+    for a, b in zip(drawn[:10], drawn[1:11], strict=True):
+        names = {a: b, b: a}
+        camera = Referee(truth.game)
+        notes = [camera.feed(dataclasses.replace(o, card=names.get(o.card, o.card))) for o in truth.fed]
+        if any(n.kind == "REJECT" for said in notes for n in said):
+            continue  # the rules refuse the game with those two names exchanged
+        before = camera.snapshot()
+        assert camera.feed(parse_short(f"rename card={a} as={b}"))[0].kind == "REJECT"
+        assert camera.snapshot() == before
+        said = camera.feed(parse_short(f"rename card={a} as={b} swap=yes"))
+        assert said[0].kind == "STATE" and said[0].data["swap"] is True, said
+        assert camera.snapshot() == truth.snapshot()
+        swapped_back += 1
+    assert swapped_back >= 2
+
+
 @pytest.mark.parametrize(
     ("line", "field"),
-    [("rename as=QD", "card"), ("rename card=KD as=XX", "as"), ("rename card=KD as=QD at=-1", "at")],
+    [("rename as=QD", "card"), ("rename card=KD as=XX", "as"), ("rename card=KD as=QD at=-1", "at"),
+     ("rename card=KD as=QD swap=maybe", "swap")],
 )
 def test_a_malformed_rename_names_the_field(line, field):
     with pytest.raises(ObservationError, match=f"field '{field}'"):
