@@ -746,18 +746,26 @@ class EventInference:
         notes = self.referee.feed(obs)
         if obs.type == "rename" and not any(a.kind == "REJECT" for a in notes):
             old, new = str(obs.card), str(obs.data["as"])
-            self._swap_names(old, new)
-            if self.aliases.get(new) == old:  # taken back
+            swap = obs.data.get("swap") in (True, "yes")
+            self._swap_names(old, new, swap)
+            if swap:
+                pass  # two cards taken for each other: both names are real cards, neither an alias
+            elif self.aliases.get(new) == old:  # taken back
                 del self.aliases[new]
             else:
                 self.aliases[old] = new
         self._sync_hidden()
         return notes
 
-    def _swap_names(self, old: str, new: str) -> None:
+    def _swap_names(self, old: str, new: str, swap: bool = False) -> None:
         """After a typed rename: the card on the table known as ``old`` is ``new``, and the
-        ``new`` the game thought hidden is ``old``."""
+        ``new`` the game thought hidden (or, with ``swap``, showed elsewhere) is ``old``."""
         self.physical = swapped(self.physical, old, new)
-        naming = self.named.pop(old, None)
-        if naming is not None:
-            self.named[new] = Naming(naming.at, 1.0)
+        # Where the rules had named a card (the camera reads it by another name), the camera
+        # still reads it by that name: kept, so that read is this card where it lies.
+        mine = self.named.pop(old, None)
+        theirs = self.named.pop(new, None) if swap else None
+        if mine is not None:
+            self.named[new] = Naming(mine.at, 1.0, camera=mine.camera)
+        if theirs is not None:
+            self.named[old] = Naming(theirs.at, 1.0, camera=theirs.camera)

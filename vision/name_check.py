@@ -20,15 +20,18 @@ from referee.observations import Observation
 class NameCheck:
     card: str  # the name the camera fed
     choices: tuple[str, ...]  # that name first, then its other likely names
-    at: int = 0  # the referee's index of the observation that fed it
+    at: int = 0  # the referee's index of the observation it came out by that name
 
     @classmethod
     def of(cls, kind: str, data: dict) -> NameCheck | None:
         """The check an event calls for: an observation whose card the camera named with a
-        probability under ``vision.pipeline.UNSURE_NAME``, with other likely names."""
+        probability under ``vision.pipeline.UNSURE_NAME``, or the rules named among its likely
+        names, with other likely names. A rename counts from where the card came out by that
+        name (``since``), not just from this move."""
         if kind != "observation" or not data.get("others"):
             return None
-        return cls(data["card"], (data["card"], *data["others"]), int(data.get("seq", 0)))
+        at = data.get("since", data.get("seq", 0))
+        return cls(data["card"], (data["card"], *data["others"]), int(at))
 
     def prompt(self) -> str:
         keys = ", ".join(f"{i} {name}" for i, name in enumerate(self.choices, 1))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from referee.announcements import Announcement
-from referee.cards import CLASS_ID, CLASSES
+from referee.cards import CLASS_ID, CLASSES, Card
 from referee.core import Referee
 from referee.errors import CardrefError
 from referee.observations import Observation
@@ -216,11 +216,19 @@ class CameraReferee:
             p = self.table.likelihood.get((obs.dst, card)) if obs.dst else None
             if p is not None:
                 data["name_p"] = round(p, 3)  # how sure the camera was of the name
-                others = self.table.alternatives.get((obs.dst, card), ())
-                if p < UNSURE_NAME and others:
-                    data["others"] = list(others[:OFFERED_NAMES])  # for a player to pick from
+                if p < UNSURE_NAME:
+                    others = self._likely_others(obs.dst, card, card)
+                    if others:
+                        data["others"] = others  # for a player to pick from
             if card in result.read_as:
-                data["read_as"] = result.read_as[card]  # the rules chose another likely name
+                read = data["read_as"] = result.read_as[card]  # the rules chose another likely name
+                # A guess among the names the rules accept: offered for the players to check too.
+                others = self._likely_others(obs.dst, read, card)
+                if others:
+                    data["others"] = others
+            naming = self.inference.named.get(card) if "others" in data else None
+            if naming is not None and seq is not None and naming.at < seq:
+                data["since"] = naming.at  # where it came out under that name: what a rename fixes
             events.append(Event("observation", t, index, obs.short(), data=data, observation=obs))
             events += [
                 Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes
@@ -232,6 +240,16 @@ class CameraReferee:
         ]
         return events
 
+    def _likely_others(self, zone: str | None, read: str, fed: str) -> list[str]:
+        """The names to offer a player for a card read as ``read`` and fed as ``fed`` (the
+        rules may have chosen another): the other likely names of that read, then its fainter
+        candidates."""
+        if zone is None:
+            return []
+        faint = [n for n, _ in self.table.candidates.get((zone, read), ())]
+        names = dict.fromkeys([*self.table.alternatives.get((zone, read), ()), *faint])
+        return [n for n in names if n not in (fed, read)][:OFFERED_NAMES]
+
     def answer(self, obs: Observation, index: int, t: float) -> list[Event]:
         """A typed or keyed answer to an ASK (or end_turn); then what waited for it."""
         notes = self.inference.answer(obs)
@@ -239,6 +257,19 @@ class CameraReferee:
         events += [Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes]
         if self.table is not None and self.referee.pending is None:
             events += self._infer(index, t)
+        return events
+
+    def put_right(self, rename: Observation, index: int, t: float) -> list[Event]:
+        """A player's name for a card the camera named (a ``rename``). When the referee refuses
+        it because the game has already shown that name elsewhere, the camera took the two
+        cards for each other (a king read as a jack, then the jack read as a king): the two
+        names are swapped over the whole game instead."""
+        events = self.answer(rename, index, t)
+        refused = any(e.announcement is not None and e.announcement.kind == "REJECT" for e in events)
+        name = Card.parse(str(rename.data["as"]))
+        if refused and any(o.card == name for o in self.referee.fed):
+            swap = Observation("rename", rename.card, data={"as": str(name), "at": 0, "swap": True})
+            events += self.answer(swap, index, t)
         return events
 
     def _check_drift(self, index: int, t: float, image: np.ndarray) -> list[Event]:

@@ -69,19 +69,29 @@ def key(o: dict) -> str:
 def final_moves(events: list[dict]) -> list[str]:
     """The moves a replay fed the referee, as the referee ended up reading them: a ``rename``
     (a card misread when it was drawn, read right later) renames that card in the moves fed
-    from its index ``at`` on."""
+    from its index ``at`` on; a swap exchanges the two names there."""
     moves: list[tuple[int | None, dict]] = []
-    for e in events:
+    for k, e in enumerate(events):
         if e["kind"] != "observation":
             continue
         data = e["data"]
         if data.get("type", "move") == "move":
             moves.append((data.get("seq"), dict(data)))
-        elif data["type"] == "rename":
+        elif data["type"] == "rename" and not refused(events[k + 1 : k + 2]):
+            names = {data["card"]: data["as"]}
+            if data.get("swap") in (True, "yes"):  # two cards taken for each other
+                names[data["as"]] = data["card"]
             for seq, move in moves:
-                if seq is not None and seq >= data.get("at", 0) and move["card"] == data["card"]:
-                    move["card"] = data["as"]
+                if seq is not None and seq >= data.get("at", 0) and move["card"] in names:
+                    move["card"] = names[move["card"]]
     return [key(m) for _, m in moves]
+
+
+def refused(following: list[dict]) -> bool:
+    """Whether the referee refused the observation these events follow (its REJECT comes
+    next)."""
+    nxt = following[0] if following else {}
+    return nxt.get("kind") == "announcement" and nxt["data"].get("kind") == "REJECT"
 
 
 def score_replay(render_dir: Path, replay_dir: Path) -> ReplayScore:

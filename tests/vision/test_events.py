@@ -427,3 +427,34 @@ def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confu
         if k == j:
             assert [o.to_json() for o, _ in result.fed] == [obs.to_json()]
     assert camera.snapshot() == truth.snapshot()
+
+
+def test_a_players_name_already_shown_elsewhere_swaps_the_two_cards():
+    """The camera fed two drawn cards by each other's names (a king read as the jack, then the
+    jack, whose name was taken, named the king by the rules). The players name the second one
+    right at its [CHECK]: the plain rename is refused (that name is out already), so the camera
+    swaps the two over the whole game, which is then the true one."""
+    from vision.pipeline import CameraReferee
+
+    truth = Referee(load_game("royal_family"))
+    sim = simulator(truth.game, 2)
+    while len(truth.fed) < 40:
+        for obs in sim.next_observations(truth.state):
+            truth.feed(obs)
+    drawn = [o.card for o in truth.fed if o.type == "move" and o.src == "draw_pile" and o.card != Card("JK")]
+    for a, b in zip(drawn, drawn[1:], strict=False):
+        names = {a: b, b: a}
+        camera = Referee(truth.game)
+        said = [camera.feed(replace(o, card=names.get(o.card, o.card))) for o in truth.fed]
+        if not any(n.kind == "REJECT" for notes in said for n in notes):
+            break
+    else:
+        pytest.fail("no two drawn cards the rules accept by each other's names")
+    at = next(i for i, o in enumerate(camera.fed) if o.card == a)  # fed as a: really b
+    referee = CameraReferee(camera, LAYOUT, lambda image, index: None)
+    events = referee.put_right(parse_short(f"rename card={a} as={b} at={at}"), 0, 0.0)
+    kinds = [(e.kind, e.announcement.kind if e.announcement else None) for e in events]
+    assert kinds == [("observation", None), ("announcement", "REJECT"), ("observation", None),
+                     ("announcement", "STATE")]
+    assert events[2].observation.data == {"as": str(b), "at": 0, "swap": True}
+    assert camera.snapshot() == truth.snapshot()

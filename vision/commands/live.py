@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             return
         check = None
         if rename is not None:
-            tell(camera.answer(rename, item.index, item.time))
+            tell(camera.put_right(rename, item.index, item.time))
 
     if not replayed:
         tell(camera.start())

@@ -120,7 +120,7 @@ def answer_checks(camera, players, events: list, index: int, t: float) -> list:
         if card is None or card == check.card:
             continue
         rename = Observation("rename", Card.parse(check.card), data={"as": card, "at": check.at})
-        new = camera.answer(rename, index, t)
+        new = camera.put_right(rename, index, t)
         out += new
         todo += new
     return out
