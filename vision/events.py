@@ -210,6 +210,10 @@ class EventInference:
         # A name the camera reads -> the name a player gave that card (a rename typed or keyed):
         # the classifier that misread a card once will most likely misread it again.
         self.aliases: dict[str, str] = {}
+        # The aliases given for a card the camera had named surely: they stand for every read
+        # of that name. One named unsurely stands for unsure reads only (the real card of that
+        # name, read surely when it comes out, is itself).
+        self.sure_aliases: set[str] = set()
         # The camera's picture (and the referee's length) that no re-reading explained last.
         self._unexplained: tuple | None = None
 
@@ -395,6 +399,7 @@ class EventInference:
             for zone, names in seen.cards.items()
             for name in names
             if name in self.aliases and name not in in_view
+            and (name in self.sure_aliases or seen.likelihood.get((zone, name), 1.0) < UNSURE_NAMING)
         ]
         out = renamed(seen, renames) if renames else None
         if out is None:  # nothing to rename, or the names given would show a card twice
@@ -747,13 +752,17 @@ class EventInference:
         if obs.type == "rename" and not any(a.kind == "REJECT" for a in notes):
             old, new = str(obs.card), str(obs.data["as"])
             swap = obs.data.get("swap") in (True, "yes")
+            naming = self.named.get(old)
             self._swap_names(old, new, swap)
             if swap:
                 pass  # two cards taken for each other: both names are real cards, neither an alias
             elif self.aliases.get(new) == old:  # taken back
                 del self.aliases[new]
+                self.sure_aliases.discard(new)
             else:
                 self.aliases[old] = new
+                if naming is None or naming.p >= UNSURE_NAMING:
+                    self.sure_aliases.add(old)
         self._sync_hidden()
         return notes
 

@@ -458,3 +458,51 @@ def test_a_players_name_already_shown_elsewhere_swaps_the_two_cards():
                      ("announcement", "STATE")]
     assert events[2].observation.data == {"as": str(b), "at": 0, "swap": True}
     assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_name_a_card_was_misread_by_unsurely_is_the_real_card_when_read_surely(seed):
+    """A drawn card is read unsurely as a card still in the draw pile, and a player renames it.
+    When that other card is drawn later and read surely, it is itself, not the renamed card
+    (the players' name stands for the unsure misreads only)."""
+    first = Referee(load_game("royal_family"))
+    sim = simulator(first.game, seed)
+    true_obs = []
+    while len(true_obs) < 120 and not first.game.is_terminal(first.state):
+        for obs in sim.next_observations(first.state):
+            first.feed(obs)
+            true_obs.append(obs)
+    seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
+    drawn = [(k, o) for k, o in enumerate(true_obs)
+             if o.type == "move" and o.src == "draw_pile" and o.dst in seen_zones and str(o.card) != "JK"]
+    i, first_draw = next((k, o) for k, o in drawn if o.dst == "staging")
+    j, later = next((k, o) for k, o in drawn if k > i + 3 and o.card.rank != first_draw.card.rank)
+    card, read = str(first_draw.card), str(later.card)
+
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    for k, obs in enumerate(true_obs[: j + 1]):
+        truth.feed(obs)
+        if obs.type != "move":
+            inference.answer(obs)
+            continue
+        cards = physical[obs.src]
+        if obs.card not in cards:  # the discard pile turned over as the draw pile
+            cards += physical["discard_pile"]
+            physical["discard_pile"] = []
+        remove_last(cards, obs.card)
+        physical[obs.dst].append(obs.card)
+        view = camera_view(physical)
+        if k == i:  # read unsurely as the card drawn later
+            view.cards["staging"] = [read]
+            view.likelihood[("staging", read)] = 0.3
+            view.alternatives[("staging", read)] = (card,)
+        result = inference.update(view)
+        assert result.desync is None, (obs.short(), result.desync)
+        if k == i:
+            assert [o.short() for o, _ in result.fed] == [f"{read} draw_pile -> staging"]
+            assert inference.answer(parse_short(f"rename card={read} as={card}"))[0].kind == "STATE"
+        if k == j:
+            assert [o.to_json() for o, _ in result.fed] == [obs.to_json()]
+    assert camera.snapshot() == truth.snapshot()
