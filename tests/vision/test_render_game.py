@@ -132,4 +132,4 @@ def test_bad_options_are_one_line_errors(tmp_path, capsys):
     assert main([*base, "--max-moves", "0"]) == 2
     assert "--max-moves" in capsys.readouterr().err
     assert main(["render-game", "royal_crush", "--out", str(tmp_path / "v")]) == 2
-    assert "royal_crush: render-game draws royal_family games only" in capsys.readouterr().err
+    assert "royal_crush: render-game draws royal_family, royal_shuffle games only" in capsys.readouterr().err

@@ -16,7 +16,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         description="Play a seeded random game and render it as an overhead video (MP4) with the true "
         "observations, announcements and per-frame card labels.",
     )
-    p.add_argument("game", help="game to play (royal_family: the one whose moves are choreographed)")
+    p.add_argument("game", help="game to play: royal_family or royal_shuffle (whose moves are choreographed)")
     p.add_argument(
         "--seed", type=int, default=0, help="random seed of the game and the rendering (default 0)"
     )

@@ -49,7 +49,9 @@ def record_game(game_name: str, seed: int, max_observations: int | None = None) 
     ref = Referee(game)
     out = io.StringIO()
     emit(ref.start(), False, 0, out=out)
-    initial = {z: [str(c) for c in cards] for z, cards in ref.state.zones.items()}
+    # Where the referee has each card at the start (a game that hides its hands puts every
+    # unseen card in one zone); the renderer deals the hidden ones out as they are used.
+    initial = {z: [str(c) for c in cards] for z, cards in (game.cards_by_zone(ref.state) or {}).items()}
     deck = getattr(sim, "deck", None)  # the simulator's hidden order of the draw pile, top last
     if deck is not None and "draw_pile" in initial:
         initial["draw_pile"] = [str(c) for c in deck]

@@ -34,7 +34,7 @@ from vision.synth.video_stage import Frame, Shot, Stage, develop
 
 # The games whose moves the choreography can act out: every game has a mat, but the seats,
 # hands and piles of the others are not drawn yet.
-RENDERED_GAMES = ("royal_family",)
+RENDERED_GAMES = ("royal_family", "royal_shuffle")
 
 OPENING_S = 1.0  # the table before the first observation
 CLOSING_S = 1.0
@@ -96,7 +96,8 @@ class GameFilm:
         self.seats = _seats(layout, record.players, rng)
         self.hands = {p: Hand.random(rng, (0.0, 0.0), 90.0) for p in record.players}
         self.tap_rng = rng
-        self.table = Table(record.initial)
+        hidden = tuple(z for z in record.initial if _hidden(layout, z))
+        self.table = Table(record.initial, hidden)
         self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
         self.done = 0  # observations completed
 
@@ -128,6 +129,10 @@ class GameFilm:
         obs = step.obs
         if obs.type == "move" and obs.card is not None and obs.src and obs.dst:
             self._move(step, str(obs.card), obs.src, obs.dst)
+        elif obs.type == "placed" and obs.card is not None and _on_table(self.layout, obs.dst):
+            # A card put in view from somewhere unseen (Royal Shuffle): from the player's hand.
+            hand = f"hand_{step.actor}"
+            self._move(step, str(obs.card), hand if hand in self.table.zones else "draw_pile", obs.dst)
         else:
             self._tap(step)
         self.done = step.line
@@ -142,13 +147,13 @@ class GameFilm:
             # was moved to the top of the face-down pile: the picture is the same, the truth not.
             self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
         before = self.still
-        src_pose = pose_of(self.table, self.placer, src, index) or _aside(seat)
-        self.table.zones[src].pop(index)
+        src_pose = pose_of(self.table, self.placer, src, index) or _aside(seat, src)
+        card = self.table.zones[src].pop(index)  # for a face-down move (BACK), the top card
         without = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
         self.table.zones.setdefault(dst, []).append(card)
         dst_pose = pose_of(self.table, self.placer, dst, len(self.table.zones[dst]) - 1)
         after = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
-        dst_pose = dst_pose or _aside(seat)
+        dst_pose = dst_pose or _aside(seat, dst)
         for beat in move_beats(src_pose, dst_pose, seat, self.spec.fps):
             hand = self._hand(step.actor, beat)
             if beat.card is None:
@@ -192,9 +197,21 @@ def _seats(layout: Layout, players: tuple[str, ...], rng: np.random.Generator) -
     return seats
 
 
-def _aside(seat: Seat) -> Pose:
-    """Where a card off the table (out of the game) goes: beside the player, past the edge."""
-    return Pose((seat.rest[0] + 25.0, seat.rest[1]), 0.0, True)
+def _aside(seat: Seat, zone: str) -> Pose:
+    """Where a card off the table goes: beside the player, past the edge; face up out of the
+    game, its back to the camera in a player's hand."""
+    return Pose((seat.rest[0] + 25.0, seat.rest[1]), 0.0, not zone.startswith("hand"))
+
+
+def _on_table(layout: Layout, zone: str | None) -> bool:
+    z = layout.zones.get(zone or "")
+    return z is not None and not z.offtable
+
+
+def _hidden(layout: Layout, zone: str) -> bool:
+    """A zone whose cards nobody sees: face down, off the table, or not on the layout."""
+    z = layout.zones.get(zone)
+    return z is None or z.offtable or z.face == "down"
 
 
 def _homography(cam: Camera) -> list[list[float]]:

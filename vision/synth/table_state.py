@@ -38,13 +38,20 @@ class Transfer:
 
 
 class Table:
-    """Cards in each zone, bottom first. Only observations change it."""
+    """Cards in each zone, bottom first. Only observations change it.
 
-    def __init__(self, zones: dict[str, list[str]]):
+    ``hidden`` zones (face-down piles, hands off the table) hold cards nobody has seen: in a
+    game whose referee does not know which cards a hand or a pile holds (a draw into a hand is
+    ``BACK draw_pile -> hand_p1``), a face-down move takes the top card, and a card that comes
+    out of a hidden zone takes its name there, swapped with wherever that name lay hidden.
+    Nothing visible changes, so the picture stays true."""
+
+    def __init__(self, zones: dict[str, list[str]], hidden: tuple[str, ...] = ()):
         self.zones = {z: list(cards) for z, cards in zones.items()}
+        self.hidden = hidden
 
     def copy(self) -> Table:
-        return Table(self.zones)
+        return Table(self.zones, self.hidden)
 
     def locate(self, card: str, src: str) -> tuple[int, bool]:
         """Position of ``card`` in ``src`` (its topmost copy) and whether the discard pile had
@@ -56,6 +63,9 @@ class Table:
             pile[:0] = self.zones["discard_pile"]
             self.zones["discard_pile"] = []
             reshuffled = True
+        if src in self.hidden and pile and (card == "BACK" or card not in pile):
+            self._unseen_on_top(card, pile)
+            return len(pile) - 1, reshuffled
         if card not in pile:
             raise CardrefError(f"table: {card} is not in zone {src} (it holds {' '.join(pile) or 'nothing'})")
         i = len(pile) - 1 - pile[::-1].index(card)
@@ -65,10 +75,24 @@ class Table:
             i = len(pile) - 1
         return i, reshuffled
 
+    def _unseen_on_top(self, card: str, pile: list[str]) -> None:
+        """Make the top card of a hidden ``pile`` the unseen ``card`` (any card for ``BACK``)."""
+        if card == "BACK" or pile[-1] == card:
+            return
+        if card in pile:
+            i = len(pile) - 1 - pile[::-1].index(card)
+            pile[i], pile[-1] = pile[-1], pile[i]
+            return
+        holder = next((self.zones[z] for z in self.hidden if card in self.zones.get(z, [])), None)
+        if holder is None:
+            raise CardrefError(f"table: {card} is in no hidden zone (it cannot come out of one)")
+        j = holder.index(card)
+        holder[j], pile[-1] = pile[-1], card
+
     def apply(self, card: str, src: str, dst: str) -> Transfer:
-        """Move ``card`` from ``src`` to the top of ``dst``."""
+        """Move ``card`` (``BACK``: the top card, face down) from ``src`` to the top of ``dst``."""
         i, reshuffled = self.locate(card, src)
-        self.zones[src].pop(i)
+        card = self.zones[src].pop(i)
         self.zones.setdefault(dst, []).append(card)
         return Transfer(card, src, dst, i, reshuffled)
 
