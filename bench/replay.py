@@ -3,7 +3,7 @@
 For each seed: render the game with held-out decks (``cardref render-game``), then replay it
 (a) with the renderer's labels standing in for the detector, (b) through the shipped
 detector, with and without the annotated video, and (c) through it with the players answering
-the camera's name checks (``--answer-checks``: what players pressing the [CHECK] keys of
+the camera's name checks (``--players``: what players pressing the [CHECK] keys of
 ``cardref live`` would do). Reports, side by side: speed as a multiple of
 real time, the share of true observations recovered in order, wrong damage/result
 announcements, and the announcement latency after the table settles (video seconds from the
@@ -11,6 +11,13 @@ first settled frame of a move to the announcement it caused, plus the processing
 per variant, the observations recovered over all games and over each deck's games.
 
     python bench/replay.py --seeds 101 102 --moves 30 [--json bench/replay.json]
+
+``--game royal_shuffle`` renders and replays Royal Shuffle games (whole games with ``--moves
+400``), with the players typing and answering as the true game went: the renderer's labels,
+then the detector. There the camera feeds a card put in view as the spec's ``placed`` and the
+referee asks whether it was flipped or played, so the moves of the two logs do not compare one
+for one: "recovered" counts the true game's state, damage and result announcements made in
+order (``score_announcements``).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from vision.replay_eval import (  # noqa: E402
     latencies,
     read_jsonl,
+    score_announcements,
     score_replay,
     settled_times,
     truth_detections,
@@ -68,14 +76,16 @@ def main() -> int:
     p.add_argument("--moves", type=int, default=30)
     p.add_argument("--work", type=Path, default=ROOT / ".cache" / "bench_replay")
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "replay.json")
+    p.add_argument("--game", default="royal_family", choices=("royal_family", "royal_shuffle"))
     args = p.parse_args()
+    by_moves = args.game == "royal_family"
     rows = []
     for seed in args.seeds:
         game = args.work / f"game_{seed}"
         if not (game / "video.mp4").exists():
             cardref(
                 "render-game",
-                "royal_family",
+                args.game,
                 "--seed",
                 str(seed),
                 "--out",
@@ -92,8 +102,14 @@ def main() -> int:
             "truth detections": ["--detections", str(truth), "--no-video"],
             "model, no video": ["--no-video"],
             "model + annotated video": [],
-            "model, checks answered": ["--no-video", "--answer-checks", str(game)],
+            "model, checks answered": ["--no-video", "--players", str(game)],
         }
+        if not by_moves:  # what the camera cannot see is typed, and only its players can
+            players = ["--no-video", "--players", str(game)]
+            variants = {
+                "truth detections, players": ["--detections", str(truth), *players],
+                "model, players": players,
+            }
         for name, extra in variants.items():
             out = args.work / f"replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
             t0 = time.perf_counter()
@@ -101,7 +117,7 @@ def main() -> int:
                 "replay",
                 str(game / "video.mp4"),
                 "--game",
-                "royal_family",
+                args.game,
                 "--out",
                 str(out),
                 "--answers",
@@ -112,6 +128,8 @@ def main() -> int:
             wall = time.perf_counter() - t0
             summary = json.loads((out / "summary.json").read_text())
             score = score_replay(game, out)
+            if not by_moves:
+                score.recovered_in_order, score.true_moves = score_announcements(game, out)
             lat = replay_latencies(game, out)
             rows.append(
                 {

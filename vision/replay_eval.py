@@ -107,6 +107,23 @@ def score_replay(render_dir: Path, replay_dir: Path) -> ReplayScore:
     return ReplayScore(len(truth), len(got), lcs(truth, got), wrong, missed)
 
 
+STATED = ("STATE", "DAMAGE", "RESULT")
+
+
+def score_announcements(render_dir: Path, replay_dir: Path) -> tuple[int, int]:
+    """(recovered in order, true): the true game's state, damage and result announcements
+    that the replay made, in order. The figure for a game whose camera feeds other kinds of
+    observation than the true log's (Royal Shuffle's ``placed``, then the referee's question:
+    flipped or played?), where moves cannot be compared one for one."""
+    true = [a["text"] for a in read_jsonl(render_dir / "announcements.jsonl") if a["kind"] in STATED]
+    got = [
+        e["data"]["text"]
+        for e in read_jsonl(replay_dir / "events.jsonl")
+        if e["kind"] == "announcement" and e["data"].get("kind") in STATED
+    ]
+    return lcs(true, got), len(true)
+
+
 def settled_times(render_dir: Path) -> list[float]:
     """Video time of the first settled frame after each true observation of a rendered game,
     in observation order: when the table had just settled after that move."""
@@ -141,22 +158,49 @@ class CheckAnswers:
 
 
 class TablePlayers:
-    """The players of a rendered game answering the camera's name checks (``[CHECK]`` in
-    ``cardref live``), as people at the table would: with the card they have just moved there.
+    """The players of a rendered game, at the table while it is replayed: what ``cardref live``
+    leaves to them, done as the true game went.
 
-    A check is raised a little after the move it doubts, when the table has settled; the
-    renderer's labels say how many true observations were made by that frame, and the latest
-    of them (at most ``RECENT`` back) that put a card in the zone the check names is the card
-    the players remember. (The camera may have the card's origin wrong too; a rename cannot
-    put that right, and the referee refuses it then.)"""
+    - They answer the camera's name checks (``[CHECK]``) with the card they have just moved:
+      a check is raised a little after the move it doubts, when the table has settled; the
+      renderer's labels say how many true observations were made by that frame, and the latest
+      of them (at most ``RECENT`` back) that put a card in the zone the check names is that
+      card. (The camera may have the card's origin wrong too; a rename cannot put that right,
+      and the referee refuses it then.)
+    - They type what the camera cannot see (a draw into a hand, who starts, a hand shown), once
+      they have made it and the camera's referee has caught up with the moves before it.
+    - They answer the referee's questions: the true game's answer where the true referee asked
+      the same, else (a question only the camera needs, such as whether a card was flipped or
+      played) the choice that leaves the game as the true one."""
 
     RECENT = 3
+    LAG = 4  # typed anyway once the players are this many observations ahead of it
 
-    def __init__(self, render_dir: Path):
+    def __init__(self, render_dir: Path, layout=None):
+        from referee.core import Referee
+        from referee.games import load_game
+        from referee.observations import Observation
+
+        meta = render_dir / "render.json"
+        self.game = load_game(json.loads(meta.read_text())["game"] if meta.exists() else "royal_family")
         self.truth = read_jsonl(render_dir / "observations.jsonl")
         self.done_at = {row["frame"]: row["obs"] for row in read_jsonl(render_dir / "labels.jsonl")}
         self.tally = CheckAnswers()
+        seen = {z.id for z in layout.table_zones if z.face == "up"} if layout is not None else None
+        self.observations = [Observation.from_json(o) for o in self.truth]
+        # Moves made before each observation, in the true game: when a typed one is due.
+        ref, self.moves_before, self.asked_before = Referee(self.game), [], []
+        for obs in self.observations:
+            self.moves_before.append(len(ref.history))
+            self.asked_before.append(ref.pending is not None)
+            ref.feed(obs)
+        self.true_moves = list(ref.history)
+        self.typed = [k for k, o in enumerate(self.observations) if seen is not None and not _seen(o, seen)]
+        self.typed_done = 0
+        self.checks: list = []  # (NameCheck, event) raised and not answered yet
+        self._truth_ref, self._truth_fed = Referee(self.game), 0
 
+    # ---- name checks ---------------------------------------------------------------------
     def card_for(self, frame: int, dst: str | None) -> str | None:
         done = self.done_at.get(frame, len(self.truth))
         recent = [
@@ -177,3 +221,84 @@ class TablePlayers:
         else:
             self.tally.typed += 1
         return card
+
+    # ---- typed observations and answers ---------------------------------------------------
+    def due(self, frame: int, camera_moves: int, asked: bool):
+        """The next observation the players type now, if any."""
+        if self.typed_done >= len(self.typed):
+            return None
+        k = self.typed[self.typed_done]
+        done = self.done_at.get(frame, len(self.truth))
+        if done <= k:
+            return None  # not made yet
+        obs = self.observations[k]
+        if obs.type == "answer":
+            # The true game's answer, to the same question (the camera's referee is at the same
+            # move and asking); a question only the camera asks is answered by match_answer.
+            if camera_moves > self.moves_before[k] or done > k + self.LAG:
+                self.typed_done += 1  # answered already (by match_answer), or never asked
+                return self.due(frame, camera_moves, asked)
+            if not (asked and camera_moves == self.moves_before[k]):
+                return None
+        elif asked or (camera_moves < self.moves_before[k] and done <= k + self.LAG):
+            return None  # the question first; or the camera has not caught up with the moves before it
+        self.typed_done += 1
+        return obs
+
+    def match_answer(self, camera) -> int | None:
+        """The choice of the camera's open question that is what the players did: the true
+        move made at that point, or the one that leaves the game as the true one."""
+        pending = camera.pending
+        if pending is None:
+            return None
+        # A choice the true game made about then (the camera may have taken a typed draw and a
+        # move in another order).
+        n = len(camera.history)
+        for off in (0, -1, 1, -2, 2, -3, 3):
+            if 0 <= n + off < len(self.true_moves) and self.true_moves[n + off] in pending.moves:
+                return pending.moves.index(self.true_moves[n + off]) + 1
+        target = n + 1
+        ref = self._truth_at(target)
+        if ref is None:
+            return None
+        if ref.history and ref.history[-1] in pending.moves:
+            return pending.moves.index(ref.history[-1]) + 1
+        key = self.game.outcome_key(ref.state)
+        for i, move in enumerate(pending.moves, 1):
+            if self.game.outcome_key(self.game.apply(camera.state, move).state) == key:
+                return i
+        # The camera named a card otherwise: what the players did, whatever the card's name
+        # (a flip rather than a play), else the same kind of move.
+        done = ref.history[-1].to_json() if ref.history else {}
+        for same in (lambda m: _without_cards(m) == _without_cards(done),
+                     lambda m: m["event"] == done.get("event")):
+            hits = [i for i, m in enumerate(pending.moves, 1) if same(m.to_json())]
+            if hits:
+                return hits[0]
+        return None
+
+    def _truth_at(self, moves: int):
+        """The true referee once it has made ``moves`` moves (None past the game's end)."""
+        from referee.core import Referee
+
+        if len(self._truth_ref.history) > moves:
+            self._truth_ref, self._truth_fed = Referee(self.game), 0
+        while len(self._truth_ref.history) < moves:
+            if self._truth_fed >= len(self.observations):
+                return None
+            self._truth_ref.feed(self.observations[self._truth_fed])
+            self._truth_fed += 1
+        return self._truth_ref
+
+
+def _without_cards(move: dict) -> dict:
+    return {k: v for k, v in move.items() if k not in ("card", "cards")}
+
+
+def _seen(obs, seen: set[str]) -> bool:
+    """Whether a camera sees ``obs`` happen: a face-up card moved into or out of a zone it
+    sees (everything else, a draw into a hand, who starts, an answer, is typed or keyed)."""
+    face_up = obs.card is not None and not obs.card.is_back
+    if obs.type == "placed":  # put in view from somewhere unseen (Royal Shuffle)
+        return face_up and obs.dst in seen
+    return obs.type == "move" and face_up and bool({obs.src, obs.dst} & seen)

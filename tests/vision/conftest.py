@@ -22,3 +22,10 @@ def true_detections(game_video, tmp_path_factory) -> Path:
     return truth_detections(
         game_video / "labels.jsonl", tmp_path_factory.mktemp("truth") / "detections.jsonl"
     )
+
+
+@pytest.fixture(scope="session")
+def shuffle_video(tmp_path_factory) -> Path:
+    """``cardref render-game royal_shuffle``: the first 30 observations of seed 2 (a deal, who
+    starts, then turns of flips, draws and plays)."""
+    return render_game(tmp_path_factory.mktemp("shuffle"), 2, 30, game="royal_shuffle")

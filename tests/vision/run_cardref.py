@@ -19,10 +19,10 @@ def cardref(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
     )
 
 
-def render_game(out: Path, seed: int, moves: int, *extra: str) -> Path:
-    """``cardref render-game royal_family`` with the held-out card designs; returns ``out``."""
+def render_game(out: Path, seed: int, moves: int, *extra: str, game: str = "royal_family") -> Path:
+    """``cardref render-game GAME`` with the held-out card designs; returns ``out``."""
     r = cardref(
-        "render-game", "royal_family", "--seed", str(seed), "--out", str(out), "--max-moves", str(moves),
+        "render-game", game, "--seed", str(seed), "--out", str(out), "--max-moves", str(moves),
         "--recipe", str(ROOT / "datasets/recipes/holdout.yaml"), "--quiet", *extra,
     )
     assert r.returncode == 0, r.stderr

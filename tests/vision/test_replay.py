@@ -90,7 +90,7 @@ def test_players_answering_the_camera_checks_put_its_misread_cards_right(game_vi
     [CHECK] (as they would in cardref live), every check is tallied, each wrong name is renamed,
     and the game is recovered at least as well as by the camera alone."""
     out = tmp_path / "checks"
-    r = replay(game_video, out, "--no-video", "--answer-checks", str(game_video))
+    r = replay(game_video, out, "--no-video", "--players", str(game_video))
     assert r.returncode == 0, r.stderr
     events = read_jsonl(out / "events.jsonl")
     checks = [e for e in events if e["kind"] == "observation" and e["data"].get("others")]

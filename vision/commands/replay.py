@@ -11,11 +11,12 @@ The referee's questions (ASK) cannot be answered during a replay: give the answe
 with ``--answers FILE.jsonl`` (lines such as ``{"type": "answer", "choice": "clubs"}``), or
 they are flagged in the report and the game waits.
 
-On a game rendered by ``cardref render-game``, ``--answer-checks GAME_DIR`` plays the part of
-the players at the table: each card the camera named unsurely (a ``[CHECK]`` in ``cardref
-live``) is answered with the card really moved, as a key or a typed rename would answer it
-live; ``summary.json`` counts the checks and how they were answered. This measures the live
-referee with players who answer its checks; without it a replay measures the camera alone.
+On a game rendered by ``cardref render-game``, ``--players GAME_DIR`` plays the part of the
+players at the table, as the true game went: they type what the camera cannot see (a draw into
+a hand, who starts), answer the referee's questions, and answer each card the camera named
+unsurely (a ``[CHECK]`` in ``cardref live``) with the card really moved, as a key or a typed
+rename would live; ``summary.json`` counts the checks and how they were answered. This
+measures the live referee with its players; ``--answers`` alone measures the camera alone.
 """
 
 from __future__ import annotations
@@ -51,10 +52,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--answers", type=Path, help="answers to the referee's questions, in order (JSONL)")
     p.add_argument(
-        "--answer-checks",
+        "--players",
         type=Path,
         metavar="GAME_DIR",
-        help="a game rendered by cardref render-game: answer the camera's name checks with its true moves",
+        help="a game rendered by cardref render-game: its players type, answer and check as it went",
     )
     p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no announcements on stdout")
@@ -102,27 +103,36 @@ def read_answers(path: Path | None) -> list:
     return [obs for _, obs in read_jsonl(str(path)) if obs.type == "answer"]
 
 
-def answer_checks(camera, players, events: list, index: int, t: float) -> list:
-    """The players' answers to the name checks among ``events`` (and among what their
-    renames bring): a rename for each card the camera named wrong."""
+def players_act(camera, players, events: list, index: int, t: float) -> list:
+    """What the players do after a frame's ``events``: answer the referee's questions, then
+    the name checks (a rename for each card the camera named wrong), and type what the camera
+    cannot see; the same for what that brings. A check waits while a question is open."""
     from referee.cards import Card
     from referee.observations import Observation
     from vision.name_check import NameCheck
 
+    def note(new: list) -> list:
+        players.checks += [(c, e) for e in new if (c := NameCheck.of(e.kind, e.data)) is not None]
+        return new
+
+    note(events)
     out: list = []
-    todo = list(events)
-    while todo and len(out) < 200:
-        e = todo.pop(0)
-        check = NameCheck.of(e.kind, e.data)
-        if check is None or camera.referee.pending is not None:
+    for _ in range(1000):
+        referee = camera.referee
+        if referee.pending is None and players.checks:
+            check, e = players.checks.pop(0)
+            card = players.answer(index, check.card, check.choices, e.data.get("to"))
+            if card is not None and card != check.card:
+                rename = Observation("rename", Card.parse(check.card), data={"as": card, "at": check.at})
+                out += note(camera.put_right(rename, index, t))
             continue
-        card = players.answer(index, check.card, check.choices, e.data.get("to"))
-        if card is None or card == check.card:
-            continue
-        rename = Observation("rename", Card.parse(check.card), data={"as": card, "at": check.at})
-        new = camera.put_right(rename, index, t)
-        out += new
-        todo += new
+        obs = players.due(index, len(referee.history), referee.pending is not None)
+        if obs is None and referee.pending is not None:
+            choice = players.match_answer(referee)
+            obs = Observation.answer(choice) if choice is not None else None
+        if obs is None:
+            break
+        out += note(camera.answer(obs, index, t))
     return out
 
 
@@ -139,10 +149,11 @@ def run(args: argparse.Namespace) -> int:
     source = VideoSource(Path(args.video))
     answers = read_answers(args.answers)
     players = None
-    if args.answer_checks:
+    if args.players:
         from vision.replay_eval import TablePlayers
 
-        players = TablePlayers(args.answer_checks)
+        players = TablePlayers(args.players, layout)
+        answers = []  # the players answer
     if args.detections:
         detect = recorded_detector(args.detections)
     else:
@@ -159,10 +170,10 @@ def run(args: argparse.Namespace) -> int:
     writer.add(camera.start(), None)
     for frame in source:
         events = camera.process(frame.index, frame.time, frame.image)
+        if players is not None:
+            events += players_act(camera, players, events, frame.index, frame.time)
         while referee.pending is not None and answers:
             events += camera.answer(answers.pop(0), frame.index, frame.time)
-        if players is not None:
-            events += answer_checks(camera, players, events, frame.index, frame.time)
         writer.add(events, frame, camera)
         if not args.quiet:
             for e in events:
