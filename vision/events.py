@@ -211,8 +211,9 @@ class EventInference:
         # the classifier that misread a card once will most likely misread it again.
         self.aliases: dict[str, str] = {}
         # The aliases given for a card the camera had named surely: they stand for every read
-        # of that name. One named unsurely stands for unsure reads only (the real card of that
-        # name, read surely when it comes out, is itself).
+        # of that name. A card it had named unsurely is read by other unsure names in turn, one
+        # of which is the real card's when it comes out: its alias only marks where that card
+        # is seen moving or lying (``changes``), never renames a read on the whole table.
         self.sure_aliases: set[str] = set()
         # The camera's picture (and the referee's length) that no re-reading explained last.
         self._unexplained: tuple | None = None
@@ -398,8 +399,7 @@ class EventInference:
             (zone, name, self.aliases[name])
             for zone, names in seen.cards.items()
             for name in names
-            if name in self.aliases and name not in in_view
-            and (name in self.sure_aliases or seen.likelihood.get((zone, name), 1.0) < UNSURE_NAMING)
+            if name in self.sure_aliases and name not in in_view
         ]
         out = renamed(seen, renames) if renames else None
         if out is None:  # nothing to rename, or the names given would show a card twice
