@@ -14,7 +14,7 @@ from referee.games import load_game
 from referee.observations import Observation
 from vision.events import visible
 from vision.layout import load_layout
-from vision.replay_eval import read_jsonl, score_announcements, truth_detections
+from vision.replay_eval import read_jsonl, score_announcements, score_replay, truth_detections
 
 
 def test_the_video_shows_the_cards_the_referee_has_face_up(shuffle_video):
@@ -45,3 +45,16 @@ def test_replay_with_its_players_follows_the_whole_game(shuffle_video, tmp_path)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["desyncs"] == 0 and summary["rejects"] == 0
     assert summary["asks"] > 0  # a card put in view: flipped from the pile or played from a hand?
+
+
+def test_replay_through_the_shipped_detector(shuffle_video, tmp_path):
+    """The same through the shipped detector (measured 2026-11-26: 22 of 22 state
+    announcements, no desync; the floor leaves room for a court card of the held-out design
+    misread)."""
+    out = tmp_path / "model"
+    r = cardref("replay", str(shuffle_video / "video.mp4"), "--game", "royal_shuffle", "--out", str(out),
+                "--players", str(shuffle_video), "--no-video", "--quiet")
+    assert r.returncode == 0, r.stderr
+    got, true = score_announcements(shuffle_video, out)
+    assert got >= true - 3, (got, true)
+    assert score_replay(shuffle_video, out).wrong_scored == []  # no damage or result the game did not have
