@@ -202,12 +202,17 @@ class TablePlayers:
 
     # ---- name checks ---------------------------------------------------------------------
     def card_for(self, frame: int, dst: str | None) -> str | None:
+        """The card the players last put in ``dst`` (among their last ``RECENT`` moves), if it
+        still lies there; None when they put none there lately (the camera doubts a card
+        nobody moved, such as one uncovered when the card on it left)."""
         done = self.done_at.get(frame, len(self.truth))
-        recent = [
-            o for o in self.truth[max(0, done - self.RECENT) : done]
-            if o.get("type", "move") == "move" and o.get("to") == dst
-        ]
-        return recent[-1]["card"] if recent else None
+        recent = [(k, o) for k, o in enumerate(self.truth[:done]) if k >= done - self.RECENT]
+        put = [(k, o) for k, o in recent if o.get("type", "move") == "move" and o.get("to") == dst]
+        if not put:
+            return None
+        k, last = put[-1]
+        left = any(o.get("card") == last["card"] and o.get("from") == dst for o in self.truth[k + 1 : done])
+        return None if left else last["card"]
 
     def answer(self, frame: int, check_card: str, choices: tuple[str, ...], dst: str | None) -> str | None:
         """The true card for a check, tallied by how the players gave it (None: no answer)."""
