@@ -42,7 +42,7 @@ import copy
 import itertools
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from referee.announcements import Announcement
 from referee.cards import Card
@@ -765,6 +765,13 @@ class EventInference:
                     self.sure_aliases.add(old)
         self._sync_hidden()
         return notes
+
+    def confirm(self, card: str) -> None:
+        """A player confirmed the camera's name of a card (key 1 at its ``[CHECK]``): it is not
+        re-read later, however unsurely the camera names it."""
+        naming = self.named.get(card)
+        if naming is not None:
+            self.named[card] = replace(naming, p=1.0, settled=True)
 
     def _swap_names(self, old: str, new: str, swap: bool = False) -> None:
         """After a typed rename: the card on the table known as ``old`` is ``new``, and the

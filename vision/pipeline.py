@@ -259,6 +259,10 @@ class CameraReferee:
             events += self._infer(index, t)
         return events
 
+    def confirm(self, card: str) -> None:
+        """A player's "yes, that card" at a name check: the camera no longer doubts it."""
+        self.inference.confirm(card)
+
     def put_right(self, rename: Observation, index: int, t: float) -> list[Event]:
         """A player's name for a card the camera named (a ``rename``). When the referee refuses
         it because the game has already shown that name elsewhere, the camera took the two

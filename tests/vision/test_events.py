@@ -506,3 +506,31 @@ def test_the_name_a_card_was_misread_by_unsurely_is_the_real_card_when_read_sure
         if k == j:
             assert [o.to_json() for o, _ in result.fed] == [obs.to_json()]
     assert camera.snapshot() == truth.snapshot()
+
+
+@pytest.mark.parametrize("confirmed", [False, True])
+def test_a_card_the_players_confirmed_is_not_renamed_by_a_later_read(confirmed):
+    """A flop is named unsurely (its true name, 0.3) with one other likely name; the next read
+    names it that other card surely. Unconfirmed, the camera takes the first name for a misread
+    and renames it; once a player has confirmed the name at its [CHECK], it is never renamed."""
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    flop = next(o for o in simulator(truth.game, 3).next_observations(truth.state) if o.type == "move")
+    truth.feed(flop)
+    remove_last(physical[flop.src], flop.card)
+    physical[flop.dst].append(flop.card)
+    card = str(flop.card)
+    other = next(str(c) for c in physical["draw_pile"] if str(c) != "JK" and c.rank != flop.card.rank)
+    unsure = camera_view(physical)
+    unsure.likelihood[(flop.dst, card)] = 0.3
+    unsure.alternatives[(flop.dst, card)] = (other,)
+    assert [o.short() for o, _ in inference.update(unsure).fed] == [flop.short()]
+    if confirmed:
+        inference.confirm(card)
+    sure_other = camera_view(physical)
+    sure_other.cards[flop.dst] = [other]
+    sure_other.likelihood[(flop.dst, other)] = 0.9
+    sure_other.alternatives[(flop.dst, other)] = (card,)
+    renames = [o for o, _ in inference.update(sure_other).fed if o.type == "rename"]
+    assert len(renames) == (0 if confirmed else 1)

@@ -131,9 +131,11 @@ def run(args: argparse.Namespace) -> int:
         except CardrefError as e:
             print(f"cardref live: {e}", flush=True)
             return
-        check = None
+        confirmed, check = check.card, None
         if rename is not None:
             tell(camera.put_right(rename, item.index, item.time))
+        else:
+            camera.confirm(confirmed)
 
     if not replayed:
         tell(camera.start())

@@ -122,7 +122,9 @@ def players_act(camera, players, events: list, index: int, t: float) -> list:
         if referee.pending is None and players.checks:
             check, e = players.checks.pop(0)
             card = players.answer(index, check.card, check.choices, e.data.get("to"))
-            if card is not None and card != check.card:
+            if card == check.card:
+                camera.confirm(card)
+            elif card is not None:
                 rename = Observation("rename", Card.parse(check.card), data={"as": card, "at": check.at})
                 out += note(camera.put_right(rename, index, t))
             continue
