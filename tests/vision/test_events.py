@@ -370,19 +370,43 @@ def test_a_card_whose_name_flips_between_reads_is_the_same_card():
     assert [o.to_json() for o, _ in inference.update(camera_view(physical)).fed] == [nxt.to_json()]
 
 
+def simulated_observations(seed: int, count: int) -> list:
+    """The first ``count`` observations of a simulated Royal Family game."""
+    first = Referee(load_game("royal_family"))
+    sim = simulator(first.game, seed)
+    out = []
+    while len(out) < count and not first.game.is_terminal(first.state):
+        for obs in sim.next_observations(first.state):
+            first.feed(obs)
+            out.append(obs)
+    return out
+
+
+def played_views(observations: list, truth: Referee, inference: EventInference):
+    """Play ``observations`` on ``truth``; yield (index, observation, what a perfect camera
+    sees after it) for each move (the answers are typed to ``inference`` on the way)."""
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    for k, obs in enumerate(observations):
+        truth.feed(obs)
+        if obs.type != "move":
+            inference.answer(obs)
+            continue
+        cards = physical[obs.src]
+        if obs.card not in cards:  # the discard pile turned over as the draw pile
+            cards += physical["discard_pile"]
+            physical["discard_pile"] = []
+        remove_last(cards, obs.card)
+        physical[obs.dst].append(obs.card)
+        yield k, obs, camera_view(physical)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confused_with(seed):
     """A drawn card is read unsurely by a wrong name (a card that never comes out), with a
     second wrong name close behind; a player renames it at the [CHECK]. When it is next moved
     and read unsurely by the second name, it is that card moved (one move), not a new card
     drawn onto the pile with the renamed one slid under it."""
-    first = Referee(load_game("royal_family"))
-    sim = simulator(first.game, seed)
-    true_obs = []
-    while len(true_obs) < 120 and not first.game.is_terminal(first.state):
-        for obs in sim.next_observations(first.state):
-            first.feed(obs)
-            true_obs.append(obs)
+    true_obs = simulated_observations(seed, 120)
     seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
     pick = None
     for i, obs in enumerate(true_obs):
@@ -399,19 +423,7 @@ def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confu
 
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     inference = EventInference(camera, LAYOUT)
-    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
-    for k, obs in enumerate(true_obs[: j + 1]):
-        truth.feed(obs)
-        if obs.type != "move":
-            inference.answer(obs)
-            continue
-        cards = physical[obs.src]
-        if obs.card not in cards:  # the discard pile turned over as the draw pile
-            cards += physical["discard_pile"]
-            physical["discard_pile"] = []
-        remove_last(cards, obs.card)
-        physical[obs.dst].append(obs.card)
-        view = camera_view(physical)
+    for k, obs, view in played_views(true_obs[: j + 1], truth, inference):
         zone = next((z for z, names in view.cards.items() if card in names), None)
         if i <= k and zone is not None:  # the camera never reads it right
             name = read if k < j else confused
@@ -465,13 +477,7 @@ def test_the_name_a_card_was_misread_by_unsurely_is_the_real_card_when_read_sure
     """A drawn card is read unsurely as a card still in the draw pile, and a player renames it.
     When that other card is drawn later and read surely, it is itself, not the renamed card
     (the players' name stands for the unsure misreads only)."""
-    first = Referee(load_game("royal_family"))
-    sim = simulator(first.game, seed)
-    true_obs = []
-    while len(true_obs) < 120 and not first.game.is_terminal(first.state):
-        for obs in sim.next_observations(first.state):
-            first.feed(obs)
-            true_obs.append(obs)
+    true_obs = simulated_observations(seed, 120)
     seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
     drawn = [(k, o) for k, o in enumerate(true_obs)
              if o.type == "move" and o.src == "draw_pile" and o.dst in seen_zones and str(o.card) != "JK"]
@@ -481,19 +487,7 @@ def test_the_name_a_card_was_misread_by_unsurely_is_the_real_card_when_read_sure
 
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     inference = EventInference(camera, LAYOUT)
-    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
-    for k, obs in enumerate(true_obs[: j + 1]):
-        truth.feed(obs)
-        if obs.type != "move":
-            inference.answer(obs)
-            continue
-        cards = physical[obs.src]
-        if obs.card not in cards:  # the discard pile turned over as the draw pile
-            cards += physical["discard_pile"]
-            physical["discard_pile"] = []
-        remove_last(cards, obs.card)
-        physical[obs.dst].append(obs.card)
-        view = camera_view(physical)
+    for k, obs, view in played_views(true_obs[: j + 1], truth, inference):
         if k == i:  # read unsurely as the card drawn later
             view.cards["staging"] = [read]
             view.likelihood[("staging", read)] = 0.3
