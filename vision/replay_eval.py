@@ -165,13 +165,14 @@ class TablePlayers:
       a check is raised a little after the move it doubts, when the table has settled; the
       renderer's labels say how many true observations were made by that frame, and the latest
       of them (at most ``RECENT`` back) that put a card in the zone the check names is that
-      card. (The camera may have the card's origin wrong too; a rename cannot put that right,
-      and the referee refuses it then.)
+      card, if it still lies there. (The camera may have the card's origin wrong too; a rename
+      cannot put that right, and the referee refuses it then.)
     - They type what the camera cannot see (a draw into a hand, who starts, a hand shown), once
       they have made it and the camera's referee has caught up with the moves before it.
     - They answer the referee's questions: the true game's answer where the true referee asked
       the same, else (a question only the camera needs, such as whether a card was flipped or
-      played) the choice that leaves the game as the true one."""
+      played) the choice that is the true game's move about then, or that leaves the game as
+      the true one."""
 
     RECENT = 3
     LAG = 4  # typed anyway once the players are this many observations ahead of it
