@@ -97,11 +97,11 @@ def run(args: argparse.Namespace) -> int:
         speaker = Speaker(quiet_routine=args.quiet_routine)
     typed = typed_lines()
     recent: list[tuple[str, str]] = []
-    check: NameCheck | None = None  # the latest card named unsurely, until a key answers it
+    checks: list[NameCheck] = []  # cards named unsurely, oldest first, until a key answers each
     status = f"resumed: {replayed} observations from {log}" if replayed else "looking for the play mat"
 
     def tell(events) -> None:
-        nonlocal status, check
+        nonlocal status
         for e in events:
             if e.kind == "read":
                 continue
@@ -109,9 +109,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{e.time:7.1f}s  {line}", flush=True)
             unsure = NameCheck.of(e.kind, e.data)
             if unsure is not None:
-                check = unsure
-                print(f"{e.time:7.1f}s  [CHECK] {check.prompt()}", flush=True)
-                recent.append(("CHECK", check.prompt()))
+                checks.append(unsure)
+                print(f"{e.time:7.1f}s  [CHECK] {unsure.prompt()}", flush=True)
+                recent.append(("CHECK", unsure.prompt()))
             kind = e.announcement.kind if e.announcement else e.kind
             recent.append((kind, e.text))
             del recent[:-3]
@@ -124,18 +124,19 @@ def run(args: argparse.Namespace) -> int:
                 camera.calibration.save(args.save_calibration)
 
     def answer_check(key: int, item: Frame) -> None:
-        """A player's choice for the card named unsurely: its name confirmed, or a rename."""
-        nonlocal check
+        """A player's choice for the oldest card named unsurely: its name confirmed, or a rename."""
         try:
-            rename = check.answer(key)
+            rename = checks[0].answer(key)
         except CardrefError as e:
             print(f"cardref live: {e}", flush=True)
             return
-        confirmed, check = check.card, None
+        check = checks.pop(0)
         if rename is not None:
             tell(camera.put_right(rename, item.index, item.time))
         else:
-            camera.confirm(confirmed)
+            camera.confirm(check.card)
+        if checks:  # the next one still waits for its key
+            print(f"{item.time:7.1f}s  [CHECK] {checks[0].prompt()}", flush=True)
 
     if not replayed:
         tell(camera.start())
@@ -169,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
                     waiting.append(parse_short(text))
                 except CardrefError as e:
                     print(f"cardref live: {e}", flush=True)
-            while keyed and check is not None and referee.pending is None:
+            while keyed and checks and referee.pending is None:
                 answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
@@ -191,7 +192,7 @@ def run(args: argparse.Namespace) -> int:
                     break
                 if chr(key) in KEYS and referee.pending is not None:
                     tell(camera.answer(Observation.answer(KEYS.index(chr(key)) + 1), item.index, item.time))
-                elif chr(key) in KEYS and check is not None:
+                elif chr(key) in KEYS and checks:
                     answer_check(KEYS.index(chr(key)) + 1, item)
                 elif key == ord("e"):
                     tell(camera.answer(Observation.of("end_turn"), item.index, item.time))
