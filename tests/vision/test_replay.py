@@ -106,6 +106,14 @@ def test_players_answering_the_camera_checks_put_its_misread_cards_right(game_vi
     assert score.wrong_scored == [], score
 
 
+def test_players_from_a_folder_that_is_no_rendered_game_is_a_one_line_error(game_video, tmp_path):
+    r = replay(game_video, tmp_path / "o", "--players", str(tmp_path))
+    assert r.returncode == 2
+    assert r.stderr.strip().endswith(
+        f"--players {tmp_path}: expected a game rendered by cardref render-game (no observations.jsonl)"
+    )
+
+
 def test_replay_names_a_missing_video(tmp_path):
     r = cardref(
         "replay", str(tmp_path / "nothing.mp4"), "--game", "royal_family", "--out", str(tmp_path / "o")

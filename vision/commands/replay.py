@@ -154,6 +154,11 @@ def run(args: argparse.Namespace) -> int:
     if args.players:
         from vision.replay_eval import TablePlayers
 
+        missing = [f for f in ("observations.jsonl", "labels.jsonl") if not (args.players / f).is_file()]
+        if missing:
+            raise CardrefError(
+                f"--players {args.players}: expected a game rendered by cardref render-game (no {missing[0]})"
+            )
         players = TablePlayers(args.players, layout)
         answers = []  # the players answer
     if args.detections:
