@@ -24,7 +24,7 @@ from referee.announcements import Announcement, ask, reject, state_change
 from referee.cards import Card, CardError
 from referee.config import GameConfig
 from referee.errors import IllegalMove, ObservationError
-from referee.observations import Observation
+from referee.observations import SWAP_VALUES, Observation, is_swap
 
 
 @dataclass(frozen=True)
@@ -285,10 +285,10 @@ class Referee:
         at = obs.data.get("at", 0)
         if not isinstance(at, int) or at < 0:
             raise ObservationError(f"{prefix}field 'at': expected an observation index >= 0, got {at!r}")
-        swap = obs.data.get("swap", False)
-        if swap not in (True, False, "yes", "no"):
+        if obs.data.get("swap", False) not in SWAP_VALUES:
+            swap = obs.data["swap"]
             raise ObservationError(f"{prefix}field 'swap': expected true or false (yes or no), got {swap!r}")
-        return new, at, swap in (True, "yes")
+        return new, at, is_swap(obs.data)
 
     def _rename(self, old: Card, new: Card, at: int, swap: bool = False) -> list[Announcement]:
         """The card fed as ``old`` from observation ``at`` on was ``new`` (the camera misread

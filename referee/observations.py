@@ -105,6 +105,14 @@ class Observation:
         return cls(type_, card, src, dst, d)
 
 
+SWAP_VALUES = (True, False, "yes", "no")  # a rename's ``swap``: JSON true/false, typed yes/no
+
+
+def is_swap(data: dict[str, Any]) -> bool:
+    """Whether a rename's data says the two cards were taken for each other (``swap``)."""
+    return data.get("swap", False) in (True, "yes")
+
+
 def _field(loc: str, name: str) -> str:
     return f"{loc}: field '{name}'" if loc else f"field '{name}'"
 

@@ -48,7 +48,7 @@ from referee.announcements import Announcement
 from referee.cards import Card
 from referee.core import Referee
 from referee.errors import ConfigError
-from referee.observations import Observation
+from referee.observations import Observation, is_swap
 from vision.layout import Layout
 from vision.table_state import TableState, copies_of
 
@@ -751,15 +751,13 @@ class EventInference:
         notes = self.referee.feed(obs)
         if obs.type == "rename" and not any(a.kind == "REJECT" for a in notes):
             old, new = str(obs.card), str(obs.data["as"])
-            swap = obs.data.get("swap") in (True, "yes")
+            swap = is_swap(obs.data)  # two cards taken for each other: both real, neither an alias
             naming = self.named.get(old)
             self._swap_names(old, new, swap)
-            if swap:
-                pass  # two cards taken for each other: both names are real cards, neither an alias
-            elif self.aliases.get(new) == old:  # taken back
+            if not swap and self.aliases.get(new) == old:  # taken back
                 del self.aliases[new]
                 self.sure_aliases.discard(new)
-            else:
+            elif not swap:
                 self.aliases[old] = new
                 if naming is None or naming.p >= UNSURE_NAMING:
                     self.sure_aliases.add(old)

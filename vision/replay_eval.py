@@ -13,6 +13,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from referee.observations import is_swap
+
 SCORED = ("DAMAGE", "RESULT")
 
 
@@ -79,7 +81,7 @@ def final_moves(events: list[dict]) -> list[str]:
             moves.append((data.get("seq"), dict(data)))
         elif data["type"] == "rename" and not refused(events[k + 1 : k + 2]):
             names = {data["card"]: data["as"]}
-            if data.get("swap") in (True, "yes"):  # two cards taken for each other
+            if is_swap(data):  # two cards taken for each other
                 names[data["as"]] = data["card"]
             for seq, move in moves:
                 if seq is not None and seq >= data.get("at", 0) and move["card"] in names:
