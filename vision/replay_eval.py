@@ -191,17 +191,19 @@ class TablePlayers:
         self.tally = CheckAnswers()
         seen = {z.id for z in layout.table_zones if z.face == "up"} if layout is not None else None
         self.observations = [Observation.from_json(o) for o in self.truth]
-        # Moves made before each observation, in the true game: when a typed one is due.
+        # Moves made before each observation, in the true game: when a typed one is due; and
+        # after each, how many moves the game had made and the key of its outcome then.
         ref, self.moves_before, self.asked_before = Referee(self.game), [], []
+        self.outcomes: list[tuple[int, str]] = []
         for obs in self.observations:
             self.moves_before.append(len(ref.history))
             self.asked_before.append(ref.pending is not None)
             ref.feed(obs)
+            self.outcomes.append((len(ref.history), self.game.outcome_key(ref.state)))
         self.true_moves = list(ref.history)
         self.typed = [k for k, o in enumerate(self.observations) if seen is not None and not _seen(o, seen)]
         self.typed_done = 0
         self.checks: list = []  # (NameCheck, event) raised and not answered yet
-        self._truth_ref, self._truth_fed = Referee(self.game), 0
 
     # ---- name checks ---------------------------------------------------------------------
     def card_for(self, frame: int, dst: str | None) -> str | None:
@@ -265,38 +267,24 @@ class TablePlayers:
         for off in (0, -1, 1, -2, 2, -3, 3):
             if 0 <= n + off < len(self.true_moves) and self.true_moves[n + off] in pending.moves:
                 return pending.moves.index(self.true_moves[n + off]) + 1
-        target = n + 1
-        ref = self._truth_at(target)
-        if ref is None:
-            return None
-        if ref.history and ref.history[-1] in pending.moves:
-            return pending.moves.index(ref.history[-1]) + 1
-        key = self.game.outcome_key(ref.state)
+        # The true game once it had made the move asked about.
+        made, key = next(((m, k) for m, k in self.outcomes if m > n), (None, None))
+        if made is None:
+            return None  # past the true game's end
+        if self.true_moves[made - 1] in pending.moves:
+            return pending.moves.index(self.true_moves[made - 1]) + 1
         for i, move in enumerate(pending.moves, 1):
             if self.game.outcome_key(self.game.apply(camera.state, move).state) == key:
                 return i
         # The camera named a card otherwise: what the players did, whatever the card's name
         # (a flip rather than a play), else the same kind of move.
-        done = ref.history[-1].to_json() if ref.history else {}
+        done = self.true_moves[made - 1].to_json()
         for same in (lambda m: _without_cards(m) == _without_cards(done),
                      lambda m: m["event"] == done.get("event")):
             hits = [i for i, m in enumerate(pending.moves, 1) if same(m.to_json())]
             if hits:
                 return hits[0]
         return None
-
-    def _truth_at(self, moves: int):
-        """The true referee once it has made ``moves`` moves (None past the game's end)."""
-        from referee.core import Referee
-
-        if len(self._truth_ref.history) > moves:
-            self._truth_ref, self._truth_fed = Referee(self.game), 0
-        while len(self._truth_ref.history) < moves:
-            if self._truth_fed >= len(self.observations):
-                return None
-            self._truth_ref.feed(self.observations[self._truth_fed])
-            self._truth_fed += 1
-        return self._truth_ref
 
 
 def _without_cards(move: dict) -> dict:
