@@ -269,7 +269,8 @@ class CameraReferee:
         cards for each other (a king read as a jack, then the jack read as a king): the two
         names are swapped over the whole game instead."""
         events = self.answer(rename, index, t)
-        refused = any(e.announcement is not None and e.announcement.kind == "REJECT" for e in events)
+        said = events[1].announcement if len(events) > 1 else None  # the referee's word on it
+        refused = said is not None and said.kind == "REJECT"
         name = Card.parse(str(rename.data["as"]))
         if refused and any(o.card == name for o in self.referee.fed):
             swap = Observation("rename", rename.card, data={"as": str(name), "at": 0, "swap": True})
