@@ -98,14 +98,15 @@ def main() -> int:
             )
         truth = truth_detections(game / "labels.jsonl", args.work / f"truth_{seed}.jsonl")
         deck = json.loads((game / "render.json").read_text()).get("deck")
-        variants = {
-            "truth detections": ["--detections", str(truth), "--no-video"],
-            "model, no video": ["--no-video"],
-            "model + annotated video": [],
-            "model, checks answered": ["--no-video", "--players", str(game)],
-        }
-        if not by_moves:  # what the camera cannot see is typed, and only its players can
-            players = ["--no-video", "--players", str(game)]
+        players = ["--no-video", "--players", str(game)]
+        if by_moves:
+            variants = {
+                "truth detections": ["--detections", str(truth), "--no-video"],
+                "model, no video": ["--no-video"],
+                "model + annotated video": [],
+                "model, checks answered": players,
+            }
+        else:  # what the camera cannot see is typed, and only its players can
             variants = {
                 "truth detections, players": ["--detections", str(truth), *players],
                 "model, players": players,
@@ -170,7 +171,7 @@ def main() -> int:
     if answered:
         kinds = ("confirmed", "keyed", "typed", "unanswered")
         counts = {k: sum(r[f"checks_{k}"] for r in answered) for k in kinds}
-        print(f"checks over {len(answered)} games: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+        print(f"checks over {len(answered)} replays: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     args.json.write_text(json.dumps({"rows": rows, "totals": totals}, indent=1))
     print(f"wrote {args.json}")
     return 0
