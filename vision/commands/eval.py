@@ -1,9 +1,11 @@
-"""``cardref eval [MODEL]``: mAP on a held-out synthetic set and on real photos (by rank).
+"""``cardref eval [MODEL]``: mAP on a held-out synthetic set and on real photos, by card.
 
 The synthetic set is rendered with a seed and card designs never used in training
 (``datasets/recipes/holdout.yaml``) unless ``--synthetic DIR`` gives one. The real photos
-(``../shared/datasets/real_dev_edje``) are scored by rank: a prediction counts when its rank
-matches and IoU ≥ 0.5, whatever the suit.
+(``--real DIR``: the shipped sample ``datasets/samples/real_dev_edje`` by default, or any folder
+in the Ultralytics or Pascal VOC layout) are scored by card, rank and suit (a prediction counts
+when its name matches at IoU >= 0.5), and by rank for comparison. Each true box is also named by
+the naming stage alone: top-1 per suit, per tilt, per brightness tercile, and the confusions.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", nargs="?", help="model file (default: the shipped models/cards.onnx)")
     p.add_argument("--synthetic", type=Path, help="held-out Ultralytics dataset (default: rendered)")
-    real = project_root().parent / "shared" / "datasets" / "real_dev_edje"
-    p.add_argument("--real", type=Path, default=real, help="folder of real photos with VOC rank labels")
+    real = project_root() / "datasets" / "samples" / "real_dev_edje"
+    p.add_argument("--real", type=Path, default=real,
+                   help="folder of labelled real photos, Ultralytics or Pascal VOC layout (VOC rank labels "
+                        "take their suits from a suits.csv beside them); default: the shipped sample")
     p.add_argument("--skip-synthetic", action="store_true")
     p.add_argument("--skip-real", action="store_true")
     p.add_argument("--conf", type=float, default=0.01, help="confidence threshold for mAP (default 0.01)")
@@ -56,18 +60,15 @@ def run(args: argparse.Namespace) -> int:
     from referee.cards import CLASSES
     from vision.detector import load_detector
     from vision.detector.evaluate import (
-        REAL_RANKS,
         any_name,
         breakdown,
         by_design,
         by_visible_share,
         draw_worst,
         face_back_confusions,
-        read_voc_folder,
         read_yolo_dataset,
         run_detector,
         summary,
-        to_ranks,
         write_json,
     )
     from vision.detector.metrics import evaluate
@@ -105,18 +106,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  (no figures per card design: {root} was rendered before designs were recorded; "
                   "delete it and run again to render it anew)")
     if not args.skip_real:
-        samples = read_voc_folder(args.real)
-        every_box = run_detector(detector, samples)
-        results = [to_ranks(r) for r in every_box]
-        ev = evaluate(results, len(REAL_RANKS))
-        report["real"] = {"dataset": str(args.real), "images": len(samples), **summary(ev, list(REAL_RANKS)),
-                          "found": found(evaluate([any_name(r) for r in every_box], 1))}
-        report["real"]["worst_png"] = str(draw_worst(results, list(REAL_RANKS), args.out / "worst_real.png"))
-        r = report["real"]
-        print(f"real photos by rank ({len(samples)} images, {r['instances']} cards): "
-              f"mAP50 {r['mAP50']:.3f}  mAP50-95 {r['mAP50_95']:.3f}")
-        print(f"  cards found, whatever their ranks: AP50 {r['found']['AP50']:.3f}  "
-              f"mAP50-95 {r['found']['mAP50_95']:.3f}")
+        report["real"] = real_photos(detector, args.real, args.out)
     for part in ("synthetic", "real"):
         if part in report:
             print(f"{part}: recall@0.5 per class: " + " ".join(
@@ -126,3 +116,56 @@ def run(args: argparse.Namespace) -> int:
     write_json(args.out / "eval.json", report)
     print(f"report: {args.out / 'eval.json'}")
     return 0
+
+
+def real_photos(detector, folder: Path, out: Path) -> dict:
+    """Scores on a folder of labelled real photos, printed and returned for ``eval.json``."""
+    from referee.cards import CLASSES
+    from vision.detector.evaluate import any_name, draw_worst, run_detector, summary
+    from vision.detector.metrics import ImageResult, evaluate
+    from vision.detector.real_photos import (
+        RANK_CLASSES,
+        name_true_boxes,
+        naming_breakdown,
+        read_real_folder,
+        to_rank_ids,
+    )
+
+    real = read_real_folder(folder)
+    every_box = run_detector(detector, real.samples)
+    by_rank = [ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if real.by_card else r.gt_classes,
+                           r.pred_boxes, to_rank_ids(r.pred_classes), r.pred_scores, r.name)
+               for r in every_box]
+    rank_ev = evaluate(by_rank, len(RANK_CLASSES))
+    found = evaluate([any_name(r) for r in every_box], 1)
+    report = {"dataset": str(folder), "images": len(real.samples),
+              "scored_by": "card" if real.by_card else "rank",
+              "by_rank": {"mAP50": round(rank_ev.map50, 4), "mAP50_95": round(rank_ev.map50_95, 4)},
+              "found": {"AP50": round(found.map50, 4), "mAP50_95": round(found.map50_95, 4)}}
+    if real.by_card:
+        report.update(summary(evaluate(every_box, len(CLASSES)), list(CLASSES)))
+        report["worst_png"] = str(draw_worst(every_box, list(CLASSES), out / "worst_real.png"))
+        print(f"real photos by card ({len(real.samples)} images, {report['instances']} cards): "
+              f"mAP50 {report['mAP50']:.3f}  mAP50-95 {report['mAP50_95']:.3f}")
+    else:
+        report.update(summary(rank_ev, list(RANK_CLASSES)))
+        report["worst_png"] = str(draw_worst(by_rank, list(RANK_CLASSES), out / "worst_real.png"))
+        print(f"real photos ({len(real.samples)} images, {report['instances']} cards; no suits: "
+              "scored by rank only)")
+    print(f"  by rank: mAP50 {rank_ev.map50:.3f}  mAP50-95 {rank_ev.map50_95:.3f}")
+    print(f"  cards found, whatever their names: AP50 {found.map50:.3f}  mAP50-95 {found.map50_95:.3f}")
+    if real.by_card and hasattr(detector, "name_boxes"):
+        naming = naming_breakdown(name_true_boxes(detector, real.samples))
+        report["true_boxes"] = naming
+
+        def fmt(d: dict) -> str:
+            return "-" if d["top1"] is None else f"{d['top1']:.3f} ({d['cards']})"
+
+        print(f"  named on the true boxes: top-1 by card {fmt(naming['top1'])}, "
+              f"by rank {fmt(naming['top1_rank'])}")
+        for key in ("per_suit", "per_tilt", "per_brightness"):
+            parts = "  ".join(f"{k} {fmt(v)}" for k, v in naming[key].items())
+            print(f"    {key.replace('_', ' ')}: {parts}")
+        print("    confusions: " + ", ".join(f"{c['true']}->{c['named']} x{c['count']}"
+                                           for c in naming["confusions"]) or "none")
+    return report

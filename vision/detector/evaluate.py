@@ -1,9 +1,8 @@
-"""Evaluating a detector on a YOLO-format synthetic set and on real photos scored by rank."""
+"""Evaluating a detector on a YOLO-format set: reading it, running the detector, breakdowns."""
 
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +14,6 @@ from referee.errors import CardrefError
 from vision.detector.metrics import Evaluation, ImageResult, evaluate
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-REAL_RANKS = ("9", "10", "J", "Q", "K", "A")
-VOC_RANK = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 BACK = CLASSES.index("BACK")
 
 
@@ -65,40 +62,8 @@ def _rendered_cards(root: Path, split: str, stem: str, count: int) -> list[dict]
     return cards if len(cards) == count else None
 
 
-def read_voc_folder(folder: Path) -> list[Sample]:
-    """Pascal VOC photos labelled by rank (real_dev_edje): classes index REAL_RANKS."""
-    samples = []
-    for xml in sorted(folder.rglob("*.xml")):
-        root = ET.parse(xml).getroot()
-        img = xml.with_name(root.findtext("filename") or xml.stem + ".jpg")
-        if not img.exists():
-            img = next((xml.with_suffix(s) for s in (".JPG", ".jpg", ".png") if xml.with_suffix(s).exists()),
-                       img)
-        rows = []
-        for obj in root.iter("object"):
-            name = (obj.findtext("name") or "").strip().lower()
-            if name not in VOC_RANK:
-                raise CardrefError(f"{xml}: unknown label {name!r} (expected {', '.join(VOC_RANK)})")
-            bb = obj.find("bndbox")
-            rows.append((REAL_RANKS.index(VOC_RANK[name]),
-                         *(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))))
-        arr = np.array(rows, float).reshape(-1, 5)
-        samples.append(Sample(img, arr[:, 1:], arr[:, 0].astype(int)))
-    return samples
-
-
-def rank_class(class_ids: np.ndarray) -> np.ndarray:
-    """Map detector classes to REAL_RANKS indices; -1 for ranks not in the real set."""
-    out = np.full(len(class_ids), -1)
-    for i, c in enumerate(class_ids):
-        rank = CLASSES[c][:-1]
-        if rank in REAL_RANKS:
-            out[i] = REAL_RANKS.index(rank)
-    return out
-
-
 def run_detector(detector, samples: list[Sample]) -> list[ImageResult]:
-    """Every box of each image, with the detector's class ids (scored by rank: :func:`to_ranks`)."""
+    """Every box of each image, with the detector's class ids."""
     results = []
     for s in samples:
         image = cv2.imread(str(s.image))
@@ -107,15 +72,6 @@ def run_detector(detector, samples: list[Sample]) -> list[ImageResult]:
         det = detector.detect(image)
         results.append(ImageResult(s.boxes, s.classes, det.xyxy, det.class_id, det.confidence, str(s.image)))
     return results
-
-
-def to_ranks(r: ImageResult) -> ImageResult:
-    """Predictions scored by rank (the real photos' labels): classes mapped to REAL_RANKS, the
-    boxes named a rank the photos do not label left out."""
-    classes = rank_class(r.pred_classes)
-    keep = classes >= 0
-    return ImageResult(r.gt_boxes, r.gt_classes, r.pred_boxes[keep], classes[keep], r.pred_scores[keep],
-                       r.name)
 
 
 def any_name(r: ImageResult) -> ImageResult:
