@@ -1,13 +1,14 @@
-"""Detector speed: backends and finder input sizes side by side, on the same rendered frames.
+"""Detector speed: today's detector and an earlier one, backends and input sizes side by side.
 
 Each variant runs in its own process (so its peak memory is its own) over the same frames:
-1280x720 table views rendered with the held-out decks. At each finder input size: the shipped
-two-stage detector (finder + classifier) on ONNX Runtime, the same .onnx files on OpenVINO
-when installed, and plain Ultralytics PyTorch inference of the finder's .pt with the same
-classifier. Prints a table of medians, each row's speed-up over PyTorch at its size, and
-writes JSON.
+1280x720 table views rendered with the held-out decks (about 20 cards each). At each finder
+input size: the shipped detector (finder, corner refiner when it has one, classifier) on ONNX
+Runtime and on OpenVINO when installed, the same for the detector of an earlier revision
+(``--baseline REV``, its models/ taken from git), and plain Ultralytics PyTorch inference of
+the finder's .pt with the shipped classifier. Prints a table of medians, each row's speed
+over PyTorch at its size, and writes JSON.
 
-    python bench/detector.py [--frames 30] [--sizes 416 640 960] [--rounds 3] [--out bench/detector.json]
+    python bench/detector.py [--baseline c85475e] [--frames 30] [--sizes 416] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -47,6 +48,18 @@ def render_frames(n: int, out: Path) -> Path:
     return path
 
 
+def models_at(rev: str, out: Path) -> Path:
+    """The detector's .onnx files of git revision ``rev``, written to ``out``; its finder."""
+    out.mkdir(parents=True, exist_ok=True)
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", rev, "models/"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    for name in (n for n in listed if n.endswith(".onnx")):
+        blob = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{name}"], capture_output=True,
+                              check=True)
+        (out / Path(name).name).write_bytes(blob.stdout)
+    return out / "cards.onnx"
+
+
 def measure(model: str, backend: str, size: str, frames_path: str, threads: int) -> dict:
     """Runs in the child process: warm up, then time every frame."""
     from vision.detector import load_detector
@@ -68,7 +81,8 @@ def measure(model: str, backend: str, size: str, frames_path: str, threads: int)
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--frames", type=int, default=30)
-    ap.add_argument("--sizes", type=int, nargs="+", default=[416, 640, 960])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[416])
+    ap.add_argument("--baseline", metavar="REV", help="also measure the detector of this git revision")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3, help="runs of each variant; the median run counts")
     ap.add_argument("--model", default=str(ROOT / "models" / "cards.onnx"))
@@ -87,13 +101,16 @@ def main() -> int:
         runtimes = ["onnx"]
     onnx, pt = Path(args.model), Path(args.model).with_suffix(".pt")
     rows = []
-    print(f"{'variant':<30} {'input':>6} {'ms/frame':>9} {'fps':>6} {'peak MB':>8} {'cards':>6} "
+    print(f"{'variant':<34} {'input':>6} {'ms/frame':>9} {'fps':>6} {'peak MB':>8} {'cards':>6} "
           f"{'x pytorch':>10}")
     with tempfile.TemporaryDirectory() as tmp:
         frames = render_frames(args.frames, Path(tmp))
+        base_onnx = models_at(args.baseline, Path(tmp) / "baseline") if args.baseline else None
         for size in args.sizes:
             # The shipped finder is exported with dynamic shapes: one file runs at every size.
-            variants = [(f"{rt} finder + classifier", onnx, rt) for rt in runtimes]
+            variants = [(f"{rt} detector", onnx, rt) for rt in runtimes]
+            if base_onnx:
+                variants += [(f"{rt} detector at {args.baseline}", base_onnx, rt) for rt in runtimes]
             variants.append(("ultralytics pytorch + classifier", pt, "ultralytics"))
             # Rounds go through every variant in turn, so that a noisy moment of the machine
             # does not fall on one variant only; a variant's figure is its median round.
@@ -112,11 +129,11 @@ def main() -> int:
             base = next(r["ms_median"] for r in measured if r["backend"] == "ultralytics")
             for r in measured:
                 r["speedup_vs_pytorch"] = round(base / r["ms_median"], 2)
-                print(f"{r['variant']:<30} {r['input']:>6} {r['ms_median']:>9.1f} {r['fps']:>6.1f} "
+                print(f"{r['variant']:<34} {r['input']:>6} {r['ms_median']:>9.1f} {r['fps']:>6.1f} "
                       f"{r['peak_mb']:>8} {r['cards_per_frame']:>6} {r['speedup_vs_pytorch']:>10.2f}")
             rows += measured
     result = {"frames": args.frames, "frame_size": [1280, 720], "threads": args.threads,
-              "rounds": args.rounds, "rows": rows}
+              "baseline": args.baseline, "rounds": args.rounds, "rows": rows}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

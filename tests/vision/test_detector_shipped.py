@@ -150,7 +150,6 @@ def test_boxes_on_things_that_are_not_cards_lose_their_confidence():
     Measured 2026-11-25 (eighth-pass classifier): with the CPU finder 46 of 46 boxes on no card
     below 0.5, 89 of 93 boxes on cards above; the GPU finder puts only 17 boxes on no card,
     11 of them below 0.5 (four of the rest lie on the visible part of an overlapped card)."""
-    from vision.detector.crops import crops_batch
     from vision.detector.not_a_card import on_no_card
 
     holdout = load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml")
@@ -163,7 +162,7 @@ def test_boxes_on_things_that_are_not_cards_lose_their_confidence():
         image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
         boxes = np.array([lb.box for lb in s.labels if lb.labelled], np.float32).reshape(-1, 4)
         found = detector.finder.detect(image)
-        _, card = detector.classifier.read(crops_batch(image, found.xyxy))
+        _, card, _ = detector.read_boxes(image, found.xyxy)
         off = on_no_card(boxes, found.xyxy)
         on = box_iou(boxes, found.xyxy).max(axis=0) >= 0.5 if len(boxes) else np.zeros(len(found), bool)
         off_cards += list(card[off])

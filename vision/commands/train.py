@@ -71,8 +71,9 @@ def config_stage(path: str) -> str:
     except (OSError, yaml.YAMLError) as e:
         raise ConfigError(f"{path}: cannot read detector config: {e}") from None
     stage = raw.get("stage", "finder") if isinstance(raw, dict) else None
-    if stage not in ("finder", "classifier", "not_a_card"):
-        raise ConfigError(f"{path}: field 'stage': expected finder, classifier or not_a_card, got {stage!r}")
+    if stage not in ("finder", "classifier", "not_a_card", "geometry"):
+        raise ConfigError(f"{path}: field 'stage': expected finder, classifier, not_a_card or geometry, "
+                          f"got {stage!r}")
     return stage
 
 
@@ -95,6 +96,25 @@ def run_classifier(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_geometry(args: argparse.Namespace) -> int:
+    from vision.detector.geometry_train import GeometryConfig, export_geometry, train_geometry
+
+    cfg = GeometryConfig.load(args.config)
+    if args.threads:
+        cfg.threads = args.threads
+    if args.device:
+        cfg.device = args.device
+    if args.batch:
+        cfg.batch = args.batch
+    start = existing_weights(args.start_from)
+    datasets = args.data or [synth_dataset(cfg.data)]
+    best = train_geometry(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
+    print(f"best weights: {best}")
+    if not args.no_export:
+        print(f"ONNX model: {export_geometry(best, best.with_suffix('.onnx'))}")
+    return 0
+
+
 def existing_weights(path: str | Path | None) -> Path | None:
     """``--from`` checked before any work: a missing file is an error, not a traceback after
     minutes of crop extraction or mining."""
@@ -103,6 +123,27 @@ def existing_weights(path: str | Path | None) -> Path | None:
     if not Path(path).is_file():
         raise ConfigError(f"{path}: --from weights not found (expected a .pt file)")
     return Path(path)
+
+
+def classifier_cut(weights: Path, cfg):
+    """How the classifier in ``weights`` has its crops cut: boxes, or cards straightened by the
+    corner refiner (the recipe's ``geometry``, default the shipped one)."""
+    import torch
+
+    from vision.detector import shipped_model
+    from vision.detector.crops import crops_batch
+    from vision.detector.geometry import CornerRefiner, rectified_crops
+    from vision.detector.two_stage import geometry_for
+
+    ckpt = torch.load(weights, map_location="cpu")
+    if ckpt.get("crop", "box") != "rectified":
+        return crops_batch
+    geo = Path(cfg.geometry) if cfg.geometry else geometry_for(shipped_model("_cls.onnx"))
+    if not geo.exists():
+        raise ConfigError(f"{weights}: names straightened cards: its corner refiner {geo} is missing "
+                          "(field 'geometry' of the not-a-card recipe)")
+    refiner, size = CornerRefiner(geo, threads=cfg.threads), tuple(ckpt["crop_size"])
+    return lambda image, boxes: rectified_crops(image, refiner.rects(image, boxes), size)
 
 
 def run_not_a_card(args: argparse.Namespace) -> int:
@@ -123,7 +164,8 @@ def run_not_a_card(args: argparse.Namespace) -> int:
     if not finder_path.exists():
         raise ConfigError(f"{args.config}: field 'finder': {finder_path} not found")
     finder = OnnxDetector(finder_path, conf=cfg.min_conf, threads=cfg.threads)  # the finder alone
-    best = fit_not_a_card(start, mine(finder, args.data, cfg), cfg, args.out / "classifier.pt")
+    best = fit_not_a_card(start, mine(finder, args.data, cfg, cut=classifier_cut(start, cfg)), cfg,
+                          args.out / "classifier.pt")
     print(f"weights: {best}")
     if not args.no_export:
         print(f"ONNX model: {export_classifier(best, best.with_suffix('.onnx'))}")
@@ -192,6 +234,8 @@ def run(args: argparse.Namespace) -> int:
         return run_classifier(args)
     if stage == "not_a_card":
         return run_not_a_card(args)
+    if stage == "geometry":
+        return run_geometry(args)
     cfg = TrainConfig.load(args.config)
     existing_weights(args.start_from)
     datasets = args.data or [synth_dataset(cfg.data)]

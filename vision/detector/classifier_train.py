@@ -21,6 +21,7 @@ from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
+from vision.detector.geometry import Rects, rectified_crops, rects_from_quads
 from vision.detector.not_a_card import cards_only_state, load_net
 from vision.detector.recipe import load_config
 
@@ -45,6 +46,14 @@ class ClassifierConfig:
     full_bleed: float = 0.0  # share of J/Q/K crops whose picture is stretched over the whole card
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
+    crop: str = "box"  # box: the finder's box cut upright; rectified: the card straightened (geometry.py)
+    crop_size: tuple[int, int] = (CROP_W, CROP_H)  # classifier input (w, h), pixels
+    rect_shift: float = 0.0  # rectified: centre moved by up to this share of the card (the refiner's error)
+    rect_turn: float = 0.0  # rectified: turned by up to this many degrees
+    rect_scale: float = 0.0  # rectified: sides scaled by up to this share
+    standardize: bool = False  # the network first scales each crop to zero mean, unit contrast
+    grey: float = 0.0  # share of crops turned grey (grey cameras, washed-out light)
+    invert: float = 0.0  # share of crops with light and dark swapped (dark-faced decks)
     threads: int | None = None  # torch threads; 1 when another training shares the cores
     device: str = "cpu"  # where the network trains: cpu, or a GPU as 0, 1, ... (cuda:N)
     data: dict[str, Any] = field(default_factory=dict)
@@ -54,9 +63,20 @@ class ClassifierConfig:
         return load_config(cls, path, "classifier config")
 
 
-def build_net(width: int = 48, classes: int = len(CLASSES)):
-    """Conv-BN-ReLU stages at strides 2, 4, 8, 16, global average pool, one linear layer."""
+def build_net(width: int = 48, classes: int = len(CLASSES), standardize: bool = False):
+    """Conv-BN-ReLU stages at strides 2, 4, 8, 16, global average pool, one linear layer; with
+    ``standardize`` the network first brings each crop to zero mean and unit contrast, so that
+    one photometric normalisation is part of the model, the same in training and inference."""
     import torch.nn as nn
+
+    class Standardize(nn.Module):
+        """Each crop to zero mean and unit standard deviation over all its pixels and channels:
+        dim, bright and low-contrast cards look alike, and colour ratios are kept."""
+
+        def forward(self, x):
+            mean = x.mean(dim=(1, 2, 3), keepdim=True)
+            sd = ((x - mean) ** 2).mean(dim=(1, 2, 3), keepdim=True).sqrt()
+            return (x - mean) / (sd + 0.02)
 
     def block(cin: int, cout: int, stride: int) -> list:
         return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
@@ -65,14 +85,62 @@ def build_net(width: int = 48, classes: int = len(CLASSES)):
     layers = block(3, w // 2, 2) + block(w // 2, w, 2) + block(w, w, 1)
     layers += block(w, 2 * w, 2) + block(2 * w, 2 * w, 1) + block(2 * w, 4 * w, 2) + block(4 * w, 4 * w, 1)
     layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(4 * w, classes)]
-    return nn.Sequential(*layers)
+    return nn.Sequential(*([Standardize()] if standardize else []), *layers)
+
+
+def box_rects(boxes: np.ndarray) -> Rects:
+    """Upright rectangles of axis-aligned boxes: what a card without recorded corners gets."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
+    axis = np.where((w > h)[:, None], [[1.0, 0.0]], [[0.0, 1.0]])
+    return Rects((b[:, :2] + b[:, 2:]) / 2, np.maximum(w, h), np.minimum(w, h), axis)
+
+
+def jitter_rects(rng: np.random.Generator, r: Rects, shift: float, turn: float, scale: float) -> Rects:
+    """Move, turn and scale true rectangles by up to the refiner's errors."""
+    n = len(r.long)
+    center = r.center + rng.uniform(-shift, shift, (n, 2)) * r.long[:, None]
+    a = np.arctan2(r.axis[:, 1], r.axis[:, 0]) + np.radians(rng.uniform(-turn, turn, n))
+    k = 1 + rng.uniform(-scale, scale, (2, n))
+    return Rects(center, r.long * k[0], r.short * k[1], np.stack([np.cos(a), np.sin(a)], axis=1))
+
+
+def sample_crops(image: np.ndarray, sample, idx: list[int], cfg: ClassifierConfig,
+                 rng: np.random.Generator, jitter: float) -> np.ndarray:
+    """Crops of the labelled cards ``idx`` of one image, cut as the recipe's crop says."""
+    if cfg.crop == "box":
+        return np.stack([card_crop(image, jitter_box(rng, sample.boxes[i], jitter) if jitter
+                                   else sample.boxes[i]) for i in idx])
+    quads = [sample.cards[i].get("quad") if sample.cards else None for i in idx]
+    rects = box_rects(np.array([sample.boxes[i] for i in idx]))
+    known = [k for k, q in enumerate(quads) if q is not None]
+    if known:
+        true = rects_from_quads(np.array([quads[k] for k in known]))
+        for field_name in ("center", "long", "short", "axis"):
+            getattr(rects, field_name)[known] = getattr(true, field_name)
+    if jitter:
+        rects = jitter_rects(rng, rects, cfg.rect_shift, cfg.rect_turn, cfg.rect_scale)
+    return rectified_crops(image, rects, tuple(cfg.crop_size))
+
+
+def shifted_state(state: dict, net) -> dict:
+    """A state dict of a network with or without the leading ``Standardize`` (which has no
+    weights), renumbered for ``net``'s layers: a plain classifier fine-tunes into one that
+    standardizes its crops."""
+    first = next(i for i, m in enumerate(net) if any(True for _ in m.parameters()))
+    have = min(int(k.split(".")[0]) for k in state)
+    shift = first - have
+    return {f"{int(k.split('.')[0]) + shift}.{k.split('.', 1)[1]}": v for k, v in state.items()}
 
 
 def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
-                  seed: int, partial_copies: int = 0) -> tuple[np.ndarray, np.ndarray]:
+                  seed: int, partial_copies: int = 0,
+                  cfg: ClassifierConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
     """All labelled cards of ``split`` as (n, H, W, 3) uint8 crops and their class ids; a card
     the renderer saw less than half in view (labelled because a corner index shows) gets
     ``partial_copies`` more: such slivers are few in a set and the hardest to name."""
+    if cfg is not None and cfg.crop == "rectified":
+        return _extract_rectified(datasets, split, copies, jitter, seed, partial_copies, cfg)
     rng = np.random.default_rng(seed)
     crops, labels = [], []
     for root in datasets:
@@ -93,8 +161,33 @@ def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
     return np.stack(crops), np.array(labels, np.int64)
 
 
-def augment(x, generator):
-    """Batch augmentations on float RGB tensors: 180-degree turns, light, colour, blur, noise."""
+def _extract_rectified(datasets: list[Path], split: str, copies: int, jitter: float, seed: int,
+                       partial_copies: int, cfg: ClassifierConfig) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    crops, labels = [], []
+    for root in datasets:
+        if not (root / "images" / split).is_dir():
+            continue
+        for sample in read_yolo_dataset(root, split):
+            if not len(sample.boxes):
+                continue
+            image = cv2.imread(str(sample.image))
+            if image is None:
+                raise ConfigError(f"{sample.image}: cannot read image")
+            shares = [c["visible"] for c in sample.cards] if sample.cards else [1.0] * len(sample.boxes)
+            idx = [i for i, share in enumerate(shares)
+                   for _ in range(copies + (partial_copies if share < MOSTLY_HIDDEN else 0))]
+            crops.append(sample_crops(image, sample, idx, cfg, rng, jitter))
+            labels.append(sample.classes[idx])
+    w, h = cfg.crop_size
+    if not crops:
+        return np.zeros((0, h, w, 3), np.uint8), np.zeros(0, np.int64)
+    return np.concatenate(crops), np.concatenate(labels).astype(np.int64)
+
+
+def augment(x, generator, grey: float = 0.0, invert: float = 0.0):
+    """Batch augmentations on float RGB tensors: 180-degree turns, light, colour, blur, noise;
+    a ``grey`` share turned grey and an ``invert`` share with light and dark swapped."""
     import torch
     import torch.nn.functional as F
 
@@ -112,6 +205,12 @@ def augment(x, generator):
         low = F.interpolate(x[small], scale_factor=scale, mode="bilinear", align_corners=False)
         x[small] = F.interpolate(low, size=(h, w), mode="bilinear", align_corners=False)
     x = x + 0.03 * torch.rand(n, 1, 1, 1, generator=generator) * torch.randn(x.shape, generator=generator)
+    if grey > 0:
+        g = torch.rand(n, generator=generator) < grey
+        x = torch.where(g[:, None, None, None], x.mean(1, keepdim=True).expand_as(x), x)
+    if invert > 0:
+        v = torch.rand(n, generator=generator) < invert
+        x = torch.where(v[:, None, None, None], 1 - x, x)
     return x.clamp(0, 1)
 
 
@@ -119,8 +218,8 @@ COURT = np.array([c not in ("JK", "BACK") and c[:-1] in ("J", "Q", "K") for c in
 RANK = np.array([c[:-1] for c in CLASSES])
 SUIT = np.array([c[-1] for c in CLASSES])
 # The middle of a crop (channels, rows, columns): the picture, clear of both corner indices.
-PICTURE = (slice(None), slice(int(0.22 * CROP_H), int(0.78 * CROP_H)),
-           slice(int(0.24 * CROP_W), int(0.76 * CROP_W)))
+def picture(h: int, w: int) -> tuple[slice, slice, slice]:
+    return slice(None), slice(int(0.22 * h), int(0.78 * h)), slice(int(0.24 * w), int(0.76 * w))
 
 
 def chosen_courts(labels: np.ndarray, generator, share: float) -> np.ndarray:
@@ -156,14 +255,15 @@ def swap_courts(x, labels: np.ndarray, generator, share: float, keep: str = "sui
         donors = courts[(same[c] == same[labels[i]]) & (other[c] != other[labels[i]])]
         if len(donors):
             j = donors[int(torch.randint(len(donors), (1,), generator=generator))]
-            x[(i, *PICTURE)] = source[(j, *PICTURE)]
+            x[(i, *picture(*x.shape[2:]))] = source[(j, *picture(*x.shape[2:]))]
     return x
 
 
 # The two corners where most designs print the index (rank over suit), top left and, turned,
 # bottom right: the parts of a crop outside the picture window, on the card.
-CORNERS = ((slice(None), slice(0, int(0.24 * CROP_H)), slice(0, int(0.26 * CROP_W))),
-           (slice(None), slice(int(0.76 * CROP_H), CROP_H), slice(int(0.74 * CROP_W), CROP_W)))
+def corners(h: int, w: int) -> tuple[tuple[slice, slice, slice], ...]:
+    return ((slice(None), slice(0, int(0.24 * h)), slice(0, int(0.26 * w))),
+            (slice(None), slice(int(0.76 * h), h), slice(int(0.74 * w), w)))
 
 
 def mask_indices(x, labels: np.ndarray, generator, share: float):
@@ -171,15 +271,15 @@ def mask_indices(x, labels: np.ndarray, generator, share: float):
     median colour (the card's paper): some designs print no rank on their court cards, only
     the picture tells them apart, and it is then the picture the classifier must read."""
     for i in chosen_courts(labels, generator, share):
-        for corner in CORNERS:
+        for corner in corners(*x.shape[2:]):
             region = x[(i, *corner)]
             x[(i, *corner)] = region.flatten(1).median(dim=1).values[:, None, None]
     return x
 
 
 # The card inside a crop (``card_crop`` adds a margin of 0.06 of the box on each side).
-CARD_ROWS = (round(0.06 / 1.12 * CROP_H), round(1.06 / 1.12 * CROP_H))
-CARD_COLS = (round(0.06 / 1.12 * CROP_W), round(1.06 / 1.12 * CROP_W))
+def card_span(n: int) -> tuple[int, int]:
+    return round(0.06 / 1.12 * n), round(1.06 / 1.12 * n)
 
 
 def full_bleed(x, labels: np.ndarray, generator, share: float):
@@ -189,14 +289,14 @@ def full_bleed(x, labels: np.ndarray, generator, share: float):
     pictures takes for a card's back."""
     import torch.nn.functional as F
 
-    top, bottom = CARD_ROWS
-    left, right = CARD_COLS
+    h, w = x.shape[2:]
+    (top, bottom), (left, right) = card_span(h), card_span(w)
     for i in chosen_courts(labels, generator, share):
-        corners = [x[(i, *c)].clone() for c in CORNERS]
-        picture = x[(i, *PICTURE)][None]
-        x[i, :, top:bottom, left:right] = F.interpolate(picture, size=(bottom - top, right - left),
+        kept = [x[(i, *c)].clone() for c in corners(h, w)]
+        middle = x[(i, *picture(h, w))][None]
+        x[i, :, top:bottom, left:right] = F.interpolate(middle, size=(bottom - top, right - left),
                                                         mode="bilinear", align_corners=False)[0]
-        for c, saved in zip(CORNERS, corners, strict=True):
+        for c, saved in zip(corners(h, w), kept, strict=True):
             x[(i, *c)] = saved
     return x
 
@@ -235,14 +335,15 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         torch.set_num_threads(cfg.threads)  # two jobs oversubscribing 2 cores run 8x slower
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    x_train, y_train = extract_crops(datasets, "train", cfg.copies, cfg.jitter, cfg.seed, cfg.partial_copies)
-    x_val, y_val = extract_crops(datasets, "val", 1, cfg.jitter / 2, cfg.seed + 1)
+    x_train, y_train = extract_crops(datasets, "train", cfg.copies, cfg.jitter, cfg.seed,
+                                     cfg.partial_copies, cfg)
+    x_val, y_val = extract_crops(datasets, "val", 1, cfg.jitter / 2, cfg.seed + 1, cfg=cfg)
     if not len(x_train):
         raise ConfigError("no labelled cards in the train split of " + ", ".join(map(str, datasets)))
     log(f"classifier: {len(x_train)} train crops, {len(x_val)} val crops ({time.time() - t0:.0f} s)")
-    net = build_net(cfg.width)
+    net = build_net(cfg.width, standardize=cfg.standardize)
     if start_from is not None:  # the card rows: a not-a-card row is re-fitted after (not_a_card.py)
-        net.load_state_dict(cards_only_state(start_from))
+        net.load_state_dict(shifted_state(cards_only_state(start_from), net))
     # Crops are cut and augmented on the CPU (one seeded generator); the network runs on the device.
     device = torch_device(cfg.device)
     net.to(device)
@@ -262,7 +363,7 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
             x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
             x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
             x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
-            x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen)
+            x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen, cfg.grey, cfg.invert)
             loss = loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
             opt.zero_grad()
             loss.backward()
@@ -276,7 +377,9 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         if acc >= best or not len(x_val):
             best = acc
             weights = {k: v.cpu() for k, v in net.state_dict().items()}
-            torch.save({"state_dict": weights, "width": cfg.width, "classes": list(CLASSES)}, best_path)
+            torch.save({"state_dict": weights, "width": cfg.width, "classes": list(CLASSES),
+                        "standardize": cfg.standardize, "crop": cfg.crop, "crop_size": list(cfg.crop_size)},
+                       best_path)
     (out / "classifier_history.json").write_text(json.dumps(history, indent=1))
     if start_from is not None and cfg.keep_start > 0:
         tuned = best_path.rename(out / "classifier_tuned.pt")
@@ -310,14 +413,20 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
 
 def export_classifier(weights: Path, dest: Path) -> Path:
     """Export the .pt to ONNX with a dynamic batch (crops of one frame run together)."""
+    import onnx
     import torch
 
-    ckpt = torch.load(weights, map_location="cpu")
-    net = build_net(ckpt["width"], len(ckpt.get("classes", CLASSES)))
-    net.load_state_dict(ckpt["state_dict"])
+    from vision.detector.not_a_card import load_net
+
+    net, ckpt = load_net(weights)
     net.eval()
+    w, h = ckpt.get("crop_size", (CROP_W, CROP_H))
     dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, CROP_H, CROP_W), str(dest), input_names=["crops"],
+    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(dest), input_names=["crops"],
                       output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
                       opset_version=17, dynamo=False)
+    # How the crops are cut travels with the model: inference reads it (two_stage.CardClassifier).
+    model = onnx.load(str(dest))
+    onnx.helper.set_model_props(model, {"crop": ckpt.get("crop", "box")})
+    onnx.save(model, str(dest))
     return dest

@@ -36,6 +36,7 @@ class Detections:
     class_id: np.ndarray
     class_probs: np.ndarray | None = None  # (n, classes) when the detector gives them
     presence: np.ndarray | None = None  # (n,) a card is there (two-stage detectors)
+    corners: np.ndarray | None = None  # (n, 4, 2) each card's corners, upright TL TR BR BL (refiner)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
@@ -48,6 +49,8 @@ class Detections:
             raise ValueError(f"Detections class_probs {self.class_probs.shape} for {n} boxes")
         if self.presence is not None and self.presence.shape != (n,):
             raise ValueError(f"Detections presence {self.presence.shape} for {n} boxes")
+        if self.corners is not None and self.corners.shape != (n, 4, 2):
+            raise ValueError(f"Detections corners {self.corners.shape} for {n} boxes")
 
     @classmethod
     def empty(cls) -> Detections:
@@ -59,7 +62,9 @@ class Detections:
     def __getitem__(self, index) -> Detections:
         probs = None if self.class_probs is None else self.class_probs[index]
         presence = None if self.presence is None else self.presence[index]
-        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], probs, presence)
+        corners = None if self.corners is None else self.corners[index]
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index], probs, presence,
+                          corners)
 
     @property
     def found(self) -> np.ndarray:

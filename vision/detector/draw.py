@@ -13,13 +13,19 @@ BACK = CLASSES.index("BACK")
 
 
 def draw_detections(image: np.ndarray, detections: Detections, thickness: int = 2) -> np.ndarray:
-    """A copy of ``image`` with each box and its ``class conf`` label."""
+    """A copy of ``image`` with each box (the card's outline where the detector found its
+    corners) and its ``class conf`` label."""
     out = image.copy()
     scale = max(0.4, min(image.shape[:2]) / 900)
-    for box, cls, conf in zip(detections.xyxy, detections.class_id, detections.confidence, strict=True):
+    for i, (box, cls, conf) in enumerate(zip(detections.xyxy, detections.class_id, detections.confidence,
+                                             strict=True)):
         x0, y0, x1, y1 = (int(round(v)) for v in box)
         colour = FACE_DOWN if cls == BACK else FACE_UP
-        cv2.rectangle(out, (x0, y0), (x1, y1), colour, thickness)
+        if detections.corners is None:
+            cv2.rectangle(out, (x0, y0), (x1, y1), colour, thickness)
+        else:
+            outline = np.round(detections.corners[i] * 4).astype(np.int32)
+            cv2.polylines(out, [outline], True, colour, thickness, cv2.LINE_AA, shift=2)
         text = f"{CLASSES[cls]} {conf:.2f}"
         (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
         ty = max(y0, th + base)

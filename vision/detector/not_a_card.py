@@ -38,6 +38,7 @@ class NotACardConfig:
 
     stage: str
     finder: str | None = None  # the finder (.onnx) whose boxes are mined (default: the shipped one)
+    geometry: str | None = None  # corner refiner of a classifier of straightened cards (default: shipped)
     min_conf: float = 0.05  # a finder box this confident on no card is a negative
     every: int = 2  # mine every n-th image of each dataset's train split
     cards_per_image: int = 3  # true cards per image kept as positives (jittered boxes)
@@ -69,9 +70,11 @@ def on_no_card(true_boxes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return (box_iou(true_boxes, boxes).max(axis=0) < 0.3) & (covered.max(axis=0) < 0.6)
 
 
-def mine(finder, datasets: list[Path], cfg: NotACardConfig, log: Callable[[str], None] = print) -> Mined:
+def mine(finder, datasets: list[Path], cfg: NotACardConfig, log: Callable[[str], None] = print,
+         cut: Callable[[np.ndarray, np.ndarray], np.ndarray] = crops_batch) -> Mined:
     """Run the finder on the train split of each rendered dataset; keep its boxes on no card as
-    negatives and a few jittered true cards of each image as positives."""
+    negatives and a few jittered true cards of each image as positives, both cut by ``cut``
+    (image, boxes) as the classifier's crops are at inference."""
     rng = np.random.default_rng(cfg.seed)
     negatives, positives, labels = [], [], []
     for root in datasets:
@@ -82,10 +85,10 @@ def mine(finder, datasets: list[Path], cfg: NotACardConfig, log: Callable[[str],
                 raise ConfigError(f"{s.image}: cannot read image")
             found = finder.detect(image)
             bad = on_no_card(s.boxes, found.xyxy) & (found.confidence >= cfg.min_conf)
-            negatives.append(crops_batch(image, found.xyxy[bad]))
+            negatives.append(cut(image, found.xyxy[bad]))
             picked = rng.choice(len(s.boxes), min(cfg.cards_per_image, len(s.boxes)), replace=False)
             boxes = np.array([jitter_box(rng, s.boxes[i], cfg.jitter) for i in picked], np.float32)
-            positives.append(crops_batch(image, boxes.reshape(-1, 4)))
+            positives.append(cut(image, boxes.reshape(-1, 4)))
             labels.append(s.classes[picked])
         log(f"not a card: {root}: {len(samples)} images, {sum(map(len, negatives))} boxes on no card so far")
     labels = np.concatenate(labels).astype(np.int64)
@@ -100,7 +103,7 @@ def load_net(weights: Path, cards_only: bool = False):
 
     ckpt = torch.load(weights, map_location="cpu")
     classes = ckpt.get("classes", list(CLASSES))
-    net = build_net(ckpt["width"], len(classes))
+    net = build_net(ckpt["width"], len(classes), standardize=ckpt.get("standardize", False))
     net.load_state_dict(ckpt["state_dict"])
     if cards_only and len(classes) > len(CLASSES):
         net[-1] = card_rows(net[-1])

@@ -87,7 +87,8 @@ class OrtRunner:
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         inp = self.session.get_inputs()[0]
         self.input_name, self.input_shape = inp.name, inp.shape
-        self.imgsz_text = self.session.get_modelmeta().custom_metadata_map.get("imgsz", "")
+        self.metadata = dict(self.session.get_modelmeta().custom_metadata_map)
+        self.imgsz_text = self.metadata.get("imgsz", "")
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
         return self.session.run(None, {self.input_name: blob})[0]
@@ -105,8 +106,10 @@ class OpenVinoRunner:
         core = ov.Core()
         config = {"INFERENCE_NUM_THREADS": threads} if threads else {}
         model = core.read_model(str(path))
-        key = ["framework", "imgsz"]  # where OpenVINO keeps the .onnx metadata
-        self.imgsz_text = model.get_rt_info(key).astype(str) if model.has_rt_info(key) else ""
+        # OpenVINO keeps the .onnx metadata under "framework".
+        self.metadata = {k: model.get_rt_info(["framework", k]).astype(str) for k in ("imgsz", "crop")
+                         if model.has_rt_info(["framework", k])}
+        self.imgsz_text = self.metadata.get("imgsz", "")
         self.model = core.compile_model(model, "CPU", config)
         shape = self.model.inputs[0].get_partial_shape()
         self.input_shape = [d.get_length() if d.is_static else "dynamic" for d in shape]

@@ -13,9 +13,15 @@ import numpy as np
 
 from referee.cards import CLASSES
 from referee.errors import CardrefError
-from vision.detector.crops import crops_batch, to_blob
+from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
 from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face
+from vision.detector.geometry import CornerRefiner, rectified_crops
 from vision.detector.onnx_backend import RUNNERS
+
+
+def geometry_for(classifier: Path) -> Path:
+    """The corner refiner beside a classifier: ``cards_cls.onnx`` -> ``cards_geo.onnx``."""
+    return classifier.with_name(classifier.name.replace("_cls", "_geo"))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -31,6 +37,11 @@ class CardClassifier:
         if not self.path.exists():
             raise CardrefError(f"{self.path}: classifier model not found")
         self.run = RUNNERS[runtime](self.path, threads)
+        # How its crops are cut: "box" (the finder's box, upright) or "rectified" (the card
+        # straightened by the corner refiner), and their size, both from the model file.
+        self.crop = self.run.metadata.get("crop", "box")
+        h, w = self.run.input_shape[2:]
+        self.size = (int(w), int(h)) if isinstance(w, int) and isinstance(h, int) else (CROP_W, CROP_H)
 
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(n, 54) card probabilities and (n,) each crop's probability of being a card at all.
@@ -83,13 +94,34 @@ class TwoStageDetector:
                  runtime: str = "onnx"):
         self.finder = finder  # any backend with .detect(image) -> Detections (one class)
         self.classifier = CardClassifier(classifier, threads=threads, runtime=runtime)
+        self.refiner = None
+        if self.classifier.crop == "rectified":
+            geo = geometry_for(Path(classifier))
+            if not geo.exists():
+                raise CardrefError(f"{classifier}: names straightened cards, but its corner refiner {geo} "
+                                   "is missing")
+            self.refiner = CornerRefiner(geo, threads=threads, runtime=runtime)
         self.conf = conf
+
+    def read_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray):
+        """The classifier's card probabilities and probability of a card at all for ``boxes``,
+        and each card's corners (None without a refiner). Each card is straightened by its
+        corners where the classifier was trained so, else its box is cut upright."""
+        if self.refiner is None:
+            return (*self.classifier.read(crops_batch(image_bgr, boxes)), None)
+        rects = self.refiner.rects(image_bgr, boxes)
+        probs, card = self.classifier.read(rectified_crops(image_bgr, rects, self.classifier.size))
+        return probs, card, rects.quads().astype(np.float32)
+
+    def name_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        """The class id of each given box (xyxy), named as :meth:`detect` names found boxes."""
+        return name_ids(self.read_boxes(image_bgr, boxes)[0])
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
         if not len(found):
             return found
-        probs, card = self.classifier.read(crops_batch(image_bgr, found.xyxy))
+        probs, card, corners = self.read_boxes(image_bgr, found.xyxy)
         class_id = name_ids(probs)
         # How sure a card is there at all, whatever its name: the camera referee counts a box
         # as a card from this. The mat's empty zone outlines and its markers are card-shaped
@@ -103,4 +135,5 @@ class TwoStageDetector:
             class_id[keep].astype(np.int64),
             probs[keep],
             presence[keep].astype(np.float32),
+            None if corners is None else corners[keep],
         )

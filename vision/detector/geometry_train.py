@@ -1,0 +1,217 @@
+"""Training the corner refiner (``vision/detector/geometry.py``) on rendered sets, then ONNX export.
+
+The renderer records every card's true corners (``quads/<split>/*.json``), so each labelled
+card gives a square cut around its box, jittered as the finder's boxes are, and the card's
+rotated rectangle in that square as the target. Turning a square by 90 degrees turns its
+target with it, which balances the poses the sets happen to hold.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.errors import ConfigError
+from vision.detector.crops import jitter_box
+from vision.detector.evaluate import read_yolo_dataset
+from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
+from vision.detector.recipe import load_config
+
+
+@dataclass
+class GeometryConfig:
+    """``configs/detector/geometry.yaml``: every setting of the corner refiner's recipe."""
+
+    stage: str
+    epochs: int = 10
+    batch: int = 128
+    lr: float = 0.003
+    weight_decay: float = 0.0005
+    seed: int = 0
+    jitter: float = 0.08  # box edge jitter, share of the box size (the finder's error)
+    copies: int = 2  # jittered squares per labelled card (train split)
+    width: int = 32
+    threads: int | None = None
+    device: str = "cpu"
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: str | Path) -> GeometryConfig:
+        return load_config(cls, path, "corner refiner config")
+
+
+def card_rects(sample) -> list:
+    """Each labelled card's true corners, or None where the set has no renderer's record."""
+    if sample.cards is None:
+        return [None] * len(sample.boxes)
+    return [c.get("quad") for c in sample.cards]
+
+
+def extract_squares(datasets: list[Path], split: str, copies: int, jitter: float,
+                    seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n, GEO_SIZE, GEO_SIZE, 3) uint8 squares, their (n, 6) targets and (n, 4) jittered boxes."""
+    rng = np.random.default_rng(seed)
+    squares, targets, cut = [], [], []
+    for root in datasets:
+        if not (root / "images" / split).is_dir():
+            continue
+        for sample in read_yolo_dataset(root, split):
+            quads = card_rects(sample)
+            keep = [i for i, q in enumerate(quads) if q is not None]
+            if not keep:
+                continue
+            image = cv2.imread(str(sample.image))
+            if image is None:
+                raise ConfigError(f"{sample.image}: cannot read image")
+            rects = rects_from_quads(np.array([quads[i] for i in keep]))
+            for _ in range(copies):
+                boxes = np.stack([jitter_box(rng, sample.boxes[i], jitter) if jitter else sample.boxes[i]
+                                  for i in keep])
+                squares.append(square_crops(image, boxes))
+                targets.append(encode(rects, boxes))
+                cut.append(boxes)
+    if not squares:
+        return np.zeros((0, GEO_SIZE, GEO_SIZE, 3), np.uint8), np.zeros((0, 6), np.float32), np.zeros((0, 4))
+    return np.concatenate(squares), np.concatenate(targets), np.concatenate(cut)
+
+
+def turn(x, y, k: int):
+    """Turn squares (n, 3, H, W) and their targets by ``k`` quarter turns counter-clockwise."""
+    import torch
+
+    x = torch.rot90(x, k, dims=(2, 3))
+    y = y.clone()
+    for _ in range(k % 4):
+        cx, cy = y[:, 0].clone(), y[:, 1].clone()
+        y[:, 0], y[:, 1] = cy, 1 - cx
+        y[:, 4:] = -y[:, 4:]  # the long side turns by 90 degrees: twice the angle by 180
+    return x, y
+
+
+def light(x, generator):
+    """Light, colour, blur and noise of a real table (the targets do not change)."""
+    import torch
+
+    n = x.shape[0]
+    x = x * (0.5 + 0.9 * torch.rand(n, 1, 1, 1, generator=generator))
+    x = x * (1 + 0.3 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5))
+    x = x + 0.2 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    grey = torch.rand(n, generator=generator) < 0.15
+    x = torch.where(grey[:, None, None, None], x.mean(1, keepdim=True).expand_as(x), x)
+    x = x + 0.04 * torch.rand(n, 1, 1, 1, generator=generator) * torch.randn(x.shape, generator=generator)
+    return x.clamp(0, 1)
+
+
+def rect_errors(pred: np.ndarray, true: np.ndarray, boxes: np.ndarray) -> dict[str, float]:
+    """Median errors of predicted rectangles: corner distance and centre offset as shares of the
+    card's long side, angle in degrees (mod 180), sides as a share."""
+    p, t = decode(pred, boxes), decode(true, boxes)
+    qp, qt = p.quads(), t.quads()
+    # A card turned by 180 degrees is the same card: the nearer of the two corner orders.
+    d = np.minimum(np.linalg.norm(qp - qt, axis=2).mean(1),
+                   np.linalg.norm(np.roll(qp, 2, axis=1) - qt, axis=2).mean(1)) / t.long
+    ang = np.degrees(np.arccos(np.clip(np.abs((p.axis * t.axis).sum(1)), 0, 1)))
+    return {"corner": float(np.median(d)), "corner_p90": float(np.quantile(d, 0.9)),
+            "center": float(np.median(np.linalg.norm(p.center - t.center, axis=1) / t.long)),
+            "angle_deg": float(np.median(ang)), "angle_deg_p90": float(np.quantile(ang, 0.9)),
+            "long": float(np.median(np.abs(p.long / t.long - 1)))}
+
+
+def _blob(x: np.ndarray):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
+
+
+def predict(net, squares: np.ndarray, batch: int = 512, device: str = "cpu") -> np.ndarray:
+    import torch
+
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(squares), batch):
+            out.append(net(_blob(squares[i : i + batch]).to(device)).cpu().numpy())
+    return np.concatenate(out) if out else np.zeros((0, 6), np.float32)
+
+
+def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_from: Path | None = None,
+                   epochs: int | None = None, log=print) -> Path:
+    """Train on the datasets' train splits, keep the best on their val splits; return the .pt."""
+    import torch
+
+    from vision.detector.classifier_train import build_net, torch_device
+
+    torch.manual_seed(cfg.seed)
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    x_train, y_train, _ = extract_squares(datasets, "train", cfg.copies, cfg.jitter, cfg.seed)
+    x_val, y_val, val_boxes = extract_squares(datasets, "val", 1, cfg.jitter, cfg.seed + 1)
+    if not len(x_train):
+        raise ConfigError("no cards with recorded corners in the train split of "
+                          + ", ".join(map(str, datasets)) + " (render them with cardref synth)")
+    log(f"corner refiner: {len(x_train)} train squares, {len(x_val)} val squares ({time.time() - t0:.0f} s)")
+    net = build_net(cfg.width, 6)
+    if start_from is not None:
+        net.load_state_dict(torch.load(start_from, map_location="cpu")["state_dict"])
+    device = torch_device(cfg.device)
+    net.to(device)
+    epochs = epochs or cfg.epochs
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps = epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
+    weight = torch.tensor([4.0, 4.0, 1.0, 1.0, 1.0, 1.0], device=device)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    best, best_path, history = float("inf"), out / "geometry.pt", []
+    for epoch in range(1, epochs + 1):
+        net.train()
+        order = torch.randperm(len(x_train), generator=gen).numpy()
+        total = 0.0
+        for i in range(0, len(order), cfg.batch):
+            idx = order[i : i + cfg.batch]
+            x, y = turn(_blob(x_train[idx]), torch.from_numpy(y_train[idx]),
+                        int(torch.randint(4, (1,), generator=gen)))
+            x = light(x, gen)
+            loss = (torch.nn.functional.smooth_l1_loss(net(x.to(device)), y.to(device), reduction="none",
+                                                       beta=0.05) * weight).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        errors = rect_errors(predict(net, x_val, device=device), y_val, val_boxes) if len(x_val) else {}
+        score = errors.get("corner", total / len(order))
+        history.append({"epoch": epoch, "loss": round(total / len(order), 5),
+                        **{k: round(v, 4) for k, v in errors.items()}, "seconds": round(time.time() - t0, 1)})
+        log(f"corner refiner: epoch {epoch}/{epochs} loss {total / len(order):.5f} val " +
+            " ".join(f"{k} {v:.4f}" for k, v in errors.items()))
+        if score <= best:
+            best = score
+            torch.save({"state_dict": {k: v.cpu() for k, v in net.state_dict().items()}, "width": cfg.width,
+                        "errors": errors}, best_path)
+    (out / "geometry_history.json").write_text(json.dumps(history, indent=1))
+    return best_path
+
+
+def export_geometry(weights: Path, dest: Path) -> Path:
+    """Export the .pt to ONNX with a dynamic batch."""
+    import torch
+
+    from vision.detector.classifier_train import build_net
+
+    ckpt = torch.load(weights, map_location="cpu")
+    net = build_net(ckpt["width"], 6)
+    net.load_state_dict(ckpt["state_dict"])
+    net.eval()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, GEO_SIZE, GEO_SIZE), str(dest), input_names=["squares"],
+                      output_names=["rects"], dynamic_axes={"squares": {0: "n"}, "rects": {0: "n"}},
+                      opset_version=17, dynamo=False)
+    return dest
