@@ -20,6 +20,11 @@ def classifier_for(model: Path) -> Path:
     return model.with_name(f"{model.stem}_cls.onnx")
 
 
+def box_view_for(model: Path) -> Path:
+    """The box-view classifier that goes with a finder: ``cards.onnx`` -> ``cards_box.onnx``."""
+    return model.with_name(f"{model.stem}_box.onnx")
+
+
 def load_detector(path: str | Path | None = None, backend: str | None = None, conf: float = 0.25,
                   iou: float = 0.6, threads: int | None = None, imgsz: int | None = None):
     """The detector for ``path`` (default: the shipped ``models/cards.onnx``). The backend
@@ -54,4 +59,6 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
 
     # The classifier runs on OpenVINO with an OpenVINO finder, else on ONNX Runtime.
     runtime = "openvino" if backend == "openvino" else "onnx"
-    return TwoStageDetector(detector, classifier, conf=conf, threads=threads, runtime=runtime)
+    # A second classifier that names each card from its box (``<stem>_box.onnx``) is fused with it.
+    views = [classifier, *(p for p in [box_view_for(p)] if p.exists())]
+    return TwoStageDetector(detector, views, conf=conf, threads=threads, runtime=runtime)

@@ -40,6 +40,7 @@ class CardClassifier:
         # How its crops are cut: "box" (the finder's box, upright) or "rectified" (the card
         # straightened by the corner refiner), and their size, both from the model file.
         self.crop = self.run.metadata.get("crop", "box")
+        self.judges_cards = False  # whether it has a not-a-card output: known at its first read
         h, w = self.run.input_shape[2:]
         self.size = (int(w), int(h)) if isinstance(w, int) and isinstance(h, int) else (CROP_W, CROP_H)
 
@@ -60,7 +61,8 @@ class CardClassifier:
         cards = softmax(logits[:, : len(CLASSES)])
         cards = (cards[:n] + cards[n:]) / 2
         card = np.ones(n)
-        if logits.shape[1] > len(CLASSES):
+        self.judges_cards = logits.shape[1] > len(CLASSES)
+        if self.judges_cards:
             p = softmax(logits)
             card = 1 - (p[:n, len(CLASSES)] + p[n:, len(CLASSES)]) / 2
         return cards.astype(np.float32), card.astype(np.float32)
@@ -81,6 +83,16 @@ def name_ids(probs: np.ndarray) -> np.ndarray:
     return np.where(hesitant, likeliest_face(probs), class_id)
 
 
+def fuse(probs: list[np.ndarray]) -> np.ndarray:
+    """The views' card probabilities together: their geometric mean, normalised. A name both
+    views find likely wins over one that only one of them is sure of."""
+    if len(probs) == 1:
+        return probs[0]
+    logp = np.mean([np.log(np.clip(p, 1e-6, 1.0)) for p in probs], axis=0)
+    e = np.exp(logp - logp.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 class TwoStageDetector:
     """Find cards with the one-class finder, then name each from its full-resolution crop.
     A box is kept when the finder's confidence reaches ``conf`` (a card is there, however
@@ -88,30 +100,45 @@ class TwoStageDetector:
     confidence is the finder's confidence times the classifier's probability of the name (and
     of a card at all, when the classifier has a not-a-card output), which ranks detections
     for mAP. A box on something that is no card keeps its place with a low confidence, and a
-    low ``presence`` (the finder's confidence times the probability of a card at all)."""
+    low ``presence`` (the finder's confidence times the probability of a card at all).
 
-    def __init__(self, finder, classifier: str | Path, conf: float = 0.25, threads: int | None = None,
-                 runtime: str = "onnx"):
+    The naming may look at each card two ways (``classifiers``): straightened by its corners
+    (a classifier whose crops are ``rectified``, with the corner refiner beside it) and cut by
+    its box; their probabilities are fused (:func:`fuse`)."""
+
+    def __init__(self, finder, classifiers: str | Path | list[str | Path], conf: float = 0.25,
+                 threads: int | None = None, runtime: str = "onnx"):
         self.finder = finder  # any backend with .detect(image) -> Detections (one class)
-        self.classifier = CardClassifier(classifier, threads=threads, runtime=runtime)
+        paths = [Path(p) for p in (classifiers if isinstance(classifiers, list) else [classifiers])]
+        self.views = [CardClassifier(p, threads=threads, runtime=runtime) for p in paths]
         self.refiner = None
-        if self.classifier.crop == "rectified":
-            geo = geometry_for(Path(classifier))
+        rectified = [v for v in self.views if v.crop == "rectified"]
+        if rectified:
+            geo = geometry_for(rectified[0].path)
             if not geo.exists():
-                raise CardrefError(f"{classifier}: names straightened cards, but its corner refiner {geo} "
-                                   "is missing")
+                raise CardrefError(f"{rectified[0].path}: names straightened cards, but its corner refiner "
+                                   f"{geo} is missing")
             self.refiner = CornerRefiner(geo, threads=threads, runtime=runtime)
         self.conf = conf
 
     def read_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray):
-        """The classifier's card probabilities and probability of a card at all for ``boxes``,
-        and each card's corners (None without a refiner). Each card is straightened by its
-        corners where the classifier was trained so, else its box is cut upright."""
-        if self.refiner is None:
-            return (*self.classifier.read(crops_batch(image_bgr, boxes)), None)
-        rects = self.refiner.rects(image_bgr, boxes)
-        probs, card = self.classifier.read(rectified_crops(image_bgr, rects, self.classifier.size))
-        return probs, card, rects.quads().astype(np.float32)
+        """For ``boxes``: the card probabilities (the views fused), the probability of a card at
+        all (the mean over the views that have a not-a-card output) and each card's corners
+        (None without a refiner)."""
+        rects = self.refiner.rects(image_bgr, boxes) if self.refiner is not None else None
+        probs, cards = [], []
+        for view in self.views:
+            if view.crop == "rectified":
+                crops = rectified_crops(image_bgr, rects, view.size)
+            else:
+                crops = crops_batch(image_bgr, boxes)
+            p, card = view.read(crops)
+            probs.append(p)
+            if view.judges_cards:
+                cards.append(card)
+        card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
+        corners = None if rects is None else rects.quads().astype(np.float32)
+        return fuse(probs), card.astype(np.float32), corners
 
     def name_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         """The class id of each given box (xyxy), named as :meth:`detect` names found boxes."""
