@@ -23,7 +23,7 @@ from vision.detector.evaluate import (
 from vision.detector.metrics import ImageResult, evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT.parent / "shared" / "datasets" / "real_dev_edje"
+REAL = ROOT / "datasets" / "samples" / "real_dev_edje"  # the shipped sample of real photos
 
 
 def cardref(*args: str) -> subprocess.CompletedProcess:
@@ -112,22 +112,29 @@ def test_per_design_and_per_visible_share_groups_split_the_cards(holdout_like):
 
 
 def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, tmp_path):
-    real = tmp_path / "real"
-    real.mkdir()
-    for xml in sorted((REAL / "test").glob("*.xml"))[:4]:
-        shutil.copy(xml, real)
-        shutil.copy(xml.with_suffix(".JPG"), real)
-    r = cardref("eval", "models/cards.onnx", "--synthetic", str(holdout_like), "--real", str(real),
+    """The default real photos are the shipped sample, scored by card (its suits.csv), by rank
+    beside it, and named on their true boxes per suit, tilt and light."""
+    images = len(list(REAL.rglob("*.xml")))
+    r = cardref("eval", "models/cards.onnx", "--synthetic", str(holdout_like),
                 "--out", str(tmp_path / "eval"))
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "synthetic held-out (12 images" in r.stdout and "real photos by rank (4 images" in r.stdout
+    assert "synthetic held-out (12 images" in r.stdout and f"real photos by card ({images} images" in r.stdout
     report = json.loads((tmp_path / "eval" / "eval.json").read_text())
     syn, photos = report["synthetic"], report["real"]
+    assert photos["scored_by"] == "card" and photos["dataset"] == str(REAL)
     assert syn["mAP50"] > 0.5 and photos["mAP50"] > 0.5  # the shipped model finds and names cards
+    # A card named with the right rank and the wrong suit counts by rank: never lower by rank.
+    assert photos["by_rank"]["mAP50"] >= photos["mAP50"] - 1e-9
     # Found whatever their names: a card named wrong is still found, so the figure is higher.
     assert syn["found"]["AP50"] > max(syn["mAP50"], 0.9) and photos["found"]["AP50"] > 0.9
-    assert "cards found, whatever their names: AP50" in r.stdout
-    assert "cards found, whatever their ranks: AP50" in r.stdout
+    assert r.stdout.count("cards found, whatever their names: AP50") == 2
+    naming = photos["true_boxes"]
+    assert naming["top1"]["cards"] == photos["instances"]
+    assert sum(v["cards"] for v in naming["per_suit"].values()) == photos["instances"]
+    assert sum(v["cards"] for v in naming["per_tilt"].values()) == photos["instances"]
+    for line in ("named on the true boxes: top-1 by card", "per suit: S ", "per tilt: 0-8 deg",
+                 "per brightness: dim"):
+        assert line in r.stdout
     for name in syn["by_design"]:
         assert f"  {name} (" in r.stdout
     assert Path(syn["worst_png"]).stat().st_size > 0 and Path(photos["worst_png"]).stat().st_size > 0
