@@ -23,7 +23,7 @@ from vision.detector.evaluate import (
 from vision.detector.metrics import ImageResult, evaluate
 
 ROOT = Path(__file__).resolve().parents[2]
-REAL = ROOT.parent / "shared" / "datasets" / "real_dev_edje"
+REAL = ROOT / "datasets" / "samples" / "real_dev_edje"  # twelve photos shipped with their labels
 
 
 def cardref(*args: str) -> subprocess.CompletedProcess:
@@ -114,7 +114,7 @@ def test_per_design_and_per_visible_share_groups_split_the_cards(holdout_like):
 def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, tmp_path):
     real = tmp_path / "real"
     real.mkdir()
-    for xml in sorted((REAL / "test").glob("*.xml"))[:4]:
+    for xml in sorted(REAL.glob("*.xml"))[:4]:
         shutil.copy(xml, real)
         shutil.copy(xml.with_suffix(".JPG"), real)
     r = cardref("eval", "models/cards.onnx", "--synthetic", str(holdout_like), "--real", str(real),
