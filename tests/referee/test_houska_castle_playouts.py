@@ -30,6 +30,7 @@ ZONE_LIST = sorted(ZONES)
 NON_DEFAULT = other_variants("houska_castle")
 
 
+@pytest.mark.slow
 def test_random_playouts_conserve_cards_and_end_by_the_rules() -> None:
     game = load_game("houska_castle")
     results: Counter = Counter()

@@ -52,6 +52,7 @@ def _run(game, seeds) -> tuple[list, Counter]:
     return results, totals
 
 
+@pytest.mark.slow
 def test_thousand_default_playouts_end_by_the_rules():
     game = load_game("royal_crush")
     results, totals = _run(game, range(1, 1001))

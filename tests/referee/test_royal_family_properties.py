@@ -23,6 +23,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 def test_two_thousand_default_playouts():
     game = load_game("royal_family")
     by_rules = 0
@@ -38,6 +39,7 @@ def _name(v: dict) -> str:
     return ",".join(f"{k}={x}" for k, x in v.items()) or "default"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("overrides", VARIANTS, ids=_name)
 def test_variant_playouts(overrides):
     game = load_game("royal_family", overrides)
