@@ -6,7 +6,8 @@
 - A move that is not listed now (one listed at another moment of another game) is refused
   with ``IllegalMove`` and changes nothing.
 - Simulated games with wrong observations fed at random points: the true ones are never
-  refused, every REJECT leaves the referee exactly as it was, and no card is created or lost.
+  refused, every REJECT leaves the referee exactly as it was, the invariants hold and no card
+  is created or lost.
 """
 
 from __future__ import annotations
@@ -170,6 +171,10 @@ def test_simulated_games_are_never_refused_and_a_reject_changes_nothing(name: st
     game = load_game(name)
     deck = the_deck(game)
     seeds, rate, fewest = PROBES[name]
-    count = play_with_probes(game, range(seeds), _junk(game), rate, random.Random(5),
-                             after_each=lambda state: assert_deck_on_table(game, state, deck, name))
+
+    def after_each(state) -> None:
+        game.check_invariants(state)
+        assert_deck_on_table(game, state, deck, name)
+
+    count = play_with_probes(game, range(seeds), _junk(game), rate, random.Random(5), after_each=after_each)
     assert count.rejected > fewest, count
