@@ -32,7 +32,14 @@ def game_file(tmp_path_factory) -> Path:
     return path
 
 
-def _half_played_log(game_file: Path, tmp_path: Path, header_change) -> tuple[Path, list[str]]:
+@pytest.fixture(scope="module")
+def straight(game_file) -> list[str]:
+    """What the referee prints for the whole game played in one go."""
+    return cardref("referee", "royal_family", "--observations", str(game_file)).stdout.splitlines()
+
+
+def _half_played_log(game_file: Path, straight: list[str], tmp_path: Path,
+                     header_change) -> tuple[Path, list[str]]:
     """A log of the first 20 observations whose header ``header_change`` then rewrites, and what
     the referee prints after those 20 when the whole game is played straight."""
     lines = game_file.read_text().splitlines(keepends=True)
@@ -45,7 +52,6 @@ def _half_played_log(game_file: Path, tmp_path: Path, header_change) -> tuple[Pa
     header = json.loads(logged[0])
     header_change(header)
     log.write_text(json.dumps(header) + "\n" + "".join(logged[1:]))
-    straight = cardref("referee", "royal_family", "--observations", str(game_file)).stdout.splitlines()
     return log, straight[len(first.stdout.splitlines()):]
 
 
@@ -60,14 +66,14 @@ def test_a_new_log_names_its_games_rules_version(name, tmp_path):
     assert version_note(log, read_log(log), game.rules_version) is None
 
 
-def test_a_log_of_the_same_rules_resumes_without_a_word(game_file, tmp_path):
-    log, _ = _half_played_log(game_file, tmp_path, lambda header: None)
+def test_a_log_of_the_same_rules_resumes_without_a_word(game_file, straight, tmp_path):
+    log, _ = _half_played_log(game_file, straight, tmp_path, lambda header: None)
     r = cardref("referee", "royal_family", "--observations", str(game_file), "--log", str(log))
     assert r.returncode == 0 and r.stderr == ""
 
 
-def test_a_log_of_other_rules_is_resumed_with_one_line_of_warning(game_file, tmp_path):
-    log, rest = _half_played_log(game_file, tmp_path, lambda header: header.update(rules=7))
+def test_a_log_of_other_rules_is_resumed_with_one_line_of_warning(game_file, straight, tmp_path):
+    log, rest = _half_played_log(game_file, straight, tmp_path, lambda header: header.update(rules=7))
     r = cardref("referee", "royal_family", "--observations", str(game_file), "--log", str(log))
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines() == [
@@ -77,8 +83,8 @@ def test_a_log_of_other_rules_is_resumed_with_one_line_of_warning(game_file, tmp
     assert len(log.read_text().splitlines()) == 1 + len(game_file.read_text().splitlines())
 
 
-def test_a_log_written_before_versions_were_recorded_says_so(game_file, tmp_path):
-    log, _ = _half_played_log(game_file, tmp_path, lambda header: header.pop("rules"))
+def test_a_log_written_before_versions_were_recorded_says_so(game_file, straight, tmp_path):
+    log, _ = _half_played_log(game_file, straight, tmp_path, lambda header: header.pop("rules"))
     r = cardref("referee", "royal_family", "--observations", str(game_file), "--log", str(log))
     assert r.returncode == 0, r.stderr
     assert len(r.stderr.splitlines()) == 1
@@ -86,8 +92,8 @@ def test_a_log_written_before_versions_were_recorded_says_so(game_file, tmp_path
 
 
 @pytest.mark.parametrize("value", ["two", 0, True, 1.5])
-def test_a_header_whose_version_cannot_be_read_is_refused(game_file, tmp_path, value):
-    log, _ = _half_played_log(game_file, tmp_path, lambda header: header.update(rules=value))
+def test_a_header_whose_version_cannot_be_read_is_refused(game_file, straight, tmp_path, value):
+    log, _ = _half_played_log(game_file, straight, tmp_path, lambda header: header.update(rules=value))
     before = log.read_text()
     r = cardref("referee", "royal_family", "--observations", str(game_file), "--log", str(log))
     assert r.returncode == 2 and r.stdout == ""
