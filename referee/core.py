@@ -99,6 +99,10 @@ class Game(ABC):
     players: ClassVar[tuple[str, ...]]
     zones: ClassVar[frozenset[str]]
     observation_types: ClassVar[tuple[str, ...]] = ("move", "answer", "end_turn")
+    # The version of this game's rules as the referee applies them, written in every game log's
+    # header. Raise it when a change to the rules can make an old log replay to other
+    # announcements; a log of another version is still resumed, with a warning.
+    rules_version: ClassVar[int] = 1
 
     def __init__(self, config: GameConfig):
         self.config = config

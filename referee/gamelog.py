@@ -2,6 +2,8 @@
 
 Each line is flushed and fsynced before the referee acts on it, so a crash or a lost camera
 loses nothing; replaying the log rebuilds the identical state (the rules are deterministic).
+The header names the game, its variants and the version of its rules (``Game.rules_version``):
+a log written under other rules still replays, but :func:`version_note` says so.
 """
 
 from __future__ import annotations
@@ -21,6 +23,28 @@ class LogContents:
     game: str
     variants: dict[str, Any]
     observations: list[Observation]
+    rules_version: int | None = None  # None: written before headers carried one
+
+
+def version_note(path: str | Path, contents: LogContents, rules_version: int) -> str | None:
+    """One line saying that the log at ``path`` was written under other rules of its game than
+    ``rules_version``, or None when they are the same."""
+    if contents.rules_version == rules_version:
+        return None
+    written = ("before rules versions were recorded" if contents.rules_version is None
+               else f"under {contents.game} rules version {contents.rules_version}")
+    return (f"{path}: written {written}, replayed under version {rules_version}: "
+            "the referee may not say what it said during the game")
+
+
+def _header_rules_version(header: dict, path: Path) -> int | None:
+    value = header.get("rules")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ObservationError(f"{where(str(path), 1)}: field 'rules': expected a rules version "
+                               f"(a whole number from 1), got {value!r}")
+    return value
 
 
 def read_log(path: str | Path) -> LogContents:
@@ -48,13 +72,14 @@ def read_log(path: str | Path) -> LogContents:
                 break
             raise ObservationError(f"{where(str(p), n)}: not valid JSON") from None
         observations.append(Observation.from_json(obj, where(str(p), n)))
-    return LogContents(header["game"], dict(header.get("variants", {})), observations)
+    return LogContents(header["game"], dict(header.get("variants", {})), observations,
+                       _header_rules_version(header, p))
 
 
 class GameLog:
     """Appends observations to ``path``; creates it with a header if it does not exist."""
 
-    def __init__(self, path: str | Path, game: str, variants: dict[str, Any]):
+    def __init__(self, path: str | Path, game: str, variants: dict[str, Any], rules_version: int = 1):
         self.path = Path(path)
         if self.path.exists() and self.path.stat().st_size > 0:
             existing = read_log(self.path)
@@ -63,7 +88,8 @@ class GameLog:
             self._truncate_partial_line()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            header = {"type": "header", "format": FORMAT_VERSION, "game": game, "variants": variants}
+            header = {"type": "header", "format": FORMAT_VERSION, "game": game, "rules": rules_version,
+                      "variants": variants}
             self._write(json.dumps(header, sort_keys=True))
 
     def _truncate_partial_line(self) -> None:

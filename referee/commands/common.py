@@ -12,7 +12,7 @@ from referee.announcements import Announcement
 from referee.config import parse_set_options
 from referee.core import Game, Referee
 from referee.errors import ObservationError
-from referee.gamelog import GameLog, read_log
+from referee.gamelog import GameLog, read_log, version_note
 from referee.games import GAMES, load_game
 
 
@@ -30,7 +30,8 @@ def game_from_args(args: argparse.Namespace) -> Game:
 
 def open_referee(game: Game, log_path: str | None) -> tuple[Referee, int]:
     """A referee, resumed from ``log_path`` if that log exists; returns it and the number of
-    observations replayed from the log."""
+    observations replayed from the log. A log written under another version of the game's rules
+    is resumed all the same, with a one-line warning on stderr."""
     replayed = 0
     if log_path and Path(log_path).exists() and Path(log_path).stat().st_size > 0:
         contents = read_log(log_path)
@@ -40,6 +41,9 @@ def open_referee(game: Game, log_path: str | None) -> tuple[Referee, int]:
             raise ObservationError(
                 f"{log_path}: log was played with variants {contents.variants}, not {game.config.variants}"
             )
+        note = version_note(log_path, contents, game.rules_version)
+        if note:
+            print(f"warning: {note}", file=sys.stderr, flush=True)
         ref = Referee(game)
         ref.start()
         for obs in contents.observations:
@@ -48,7 +52,7 @@ def open_referee(game: Game, log_path: str | None) -> tuple[Referee, int]:
     else:
         ref = Referee(game)
     if log_path:
-        ref.log = GameLog(log_path, game.name, game.config.variants)
+        ref.log = GameLog(log_path, game.name, game.config.variants, game.rules_version)
     return ref, replayed
 
 

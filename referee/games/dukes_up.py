@@ -1,7 +1,7 @@
 """Dukes Up! (two players, a half deck each): castles, dukes, runs and sets, refereed from
 the table.
 
-Spec: ``shared/rules/dukes_up.md``; formats and decisions: ``docs/dukes_up.md``. Melds and
+Rules, formats and decisions: ``docs/rules/dukes_up.md``. Melds and
 the partition search live in ``dukes_up_melds``, the rules in ``dukes_up_rules``, the
 reading of observations in ``dukes_up_observe``; this module ties them to the core and
 checks the state (cards conserved, counts consistent).

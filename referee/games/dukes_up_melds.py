@@ -1,5 +1,5 @@
 """Dukes Up! melds: is a group of cards a valid run or set, and how can a group split into
-valid melds (spec §6).
+valid melds (docs/rules/dukes_up.md).
 
 A **set** is 3-4 cards of one rank. A **run** is 3+ cards of consecutive ranks whose suits
 all belong to one group: *thorns* (spades, diamonds) or *flowers* (clubs, hearts). An ace is

@@ -1,4 +1,4 @@
-"""Dukes Up!'s typed moves: one per movement the camera reports (spec §9), plus the answers
+"""Dukes Up!'s typed moves: one per movement the camera reports (docs/rules/dukes_up.md), plus the answers
 and the game observations for what it cannot see. A move says what happened on the table;
 the rules decide what it means now (a set-up draw or a turn's draw, a switch or a new duke).
 ``meld`` is a meld zone id (``meld_3``); ``player`` the colour whose zone the card left.

@@ -5,7 +5,7 @@ movement to an unused id lays a new meld. What a camera cannot see arrives as ga
 ``dukes_up`` (both players' dukes turned up together) and ``table`` (the whole table as the
 camera's spatial clusters after a rearrangement). A cluster that is not one valid meld is
 split by the exact partition search; one reading is adopted and announced, several make
-the referee ask which (spec §9: never guess silently).
+the referee ask which (docs/rules/dukes_up.md: never guess silently).
 """
 
 from __future__ import annotations

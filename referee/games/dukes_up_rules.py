@@ -1,5 +1,5 @@
 """Dukes Up!'s rules: what each move means now, whether it is legal, and what it changes
-(spec §4-§7). ``Rules.apply`` mutates a private copy of the state and raises IllegalMove
+(docs/rules/dukes_up.md). ``Rules.apply`` mutates a private copy of the state and raises IllegalMove
 with a player-facing reason; the core referee throws that copy away on a REJECT.
 
 The turn runs draw -> (forced castle flip) -> play -> validation -> discard. The draw step has

@@ -1,6 +1,6 @@
 """Dukes Up!'s state: two colour halves, the shared table of melds, and the turn's bookkeeping.
 
-A card's colour says whose it is for ever (spec §1), so each player's cards are tracked in
+A card's colour says whose it is for ever (docs/rules/dukes_up.md), so each player's cards are tracked in
 that player's :class:`Side`. The referee never sees a hand or a draw pile: ``hidden`` holds
 the player's cards not seen since the last shuffle (in the draw pile, the unknown part of
 the hand, or the face-down castle); ``hand_known`` the hand cards it has seen (a duke
@@ -35,7 +35,7 @@ def other(player: str) -> str:
 
 
 def owner(card: Card) -> str:
-    """The player whose colour the card is (spec §1: it never changes)."""
+    """The player whose colour the card is (docs/rules/dukes_up.md: it never changes)."""
     return BLACK if card.suit in SUITS_OF[BLACK] else RED
 
 

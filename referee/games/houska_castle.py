@@ -1,6 +1,6 @@
 """Houska Castle (solitaire): the Hero against the monster deck, refereed from the table.
 
-Spec: ``shared/rules/houska_castle.md``; formats and decisions: ``docs/houska_castle.md``.
+Rules, formats and decisions: ``docs/rules/houska_castle.md``.
 The rules live in ``houska_castle_rules``; this module turns camera observations into
 candidate moves and checks the state (cards conserved, arithmetic consistent).
 """

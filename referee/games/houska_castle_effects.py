@@ -1,4 +1,4 @@
-"""Houska Castle's move effects: what a legal move does to the state (spec §4-7).
+"""Houska Castle's move effects: what a legal move does to the state (docs/rules/houska_castle.md).
 
 Each ``_e_<move>`` mutates a private copy; forced consequences follow in ``Rules.settle``.
 """

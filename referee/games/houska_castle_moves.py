@@ -1,4 +1,4 @@
-"""Houska Castle's typed moves: one per physical movement the camera reports (spec §9).
+"""Houska Castle's typed moves: one per physical movement the camera reports (docs/rules/houska_castle.md).
 
 A move says *what happened on the table*; what it means (a heal draw or a regen draw, a
 monster play or a bodyguard) follows from the state: the forced step due first (a

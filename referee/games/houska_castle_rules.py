@@ -370,7 +370,7 @@ class Rules(Checks, Effects):
             f"Game over: {why}; the Hero falls in encounter {s.encounter} "
             f"({plural(s.defeated, 'monster')} defeated)", winner=MONSTER, defeated=s.defeated))
 
-    # ==== placing a card (steal check, then its ability; spec §6) ===========================
+    # ==== placing a card (steal check, then its ability; docs/rules/houska_castle.md) ========
     def _placed(self, s: HouskaState, f: FieldCard, notes: list[Announcement]) -> list[Duty]:
         """A card was placed for ``f.side``: resolve a queued steal or its ability. Returns
         the duties it creates (the caller puts them in order)."""

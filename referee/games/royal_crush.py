@@ -1,8 +1,8 @@
 """Royal Crush referee: conquests with attacker, victim and allies, royal powers, the ladder.
 
-The rules follow ``shared/rules/royal_crush.md`` (section numbers C1-C9 and ambiguities A1-A22
-below refer to it). What the camera cannot see arrives as game observations (see
-``docs/royal_crush.md``): dice readings, the declared victim, alliances, the reveal of the
+The rules, conquest steps C1-C9 and settled questions A1-A22 below refer to
+``docs/rules/royal_crush.md``. What the camera cannot see arrives as game observations (see
+its part A): dice readings, the declared victim, alliances, the reveal of the
 face-down commitments. Hands stay hidden: the referee counts cards and tracks which
 identities are still unseen, so a revealed card that cannot be in that hand is refused.
 """

@@ -1,7 +1,7 @@
 """Royal Crush observations: checking their fields and turning them into candidate moves.
 
 A card movement names zones (``hand_p3 -> side_victim``); what a camera cannot see comes as
-game observations (``dice``, ``declare``, ``join``, ``reveal`` ...; see docs/royal_crush.md).
+game observations (``dice``, ``declare``, ``join``, ``reveal`` ...; see docs/rules/royal_crush.md).
 Where an observation leaves something open (dice without a roller, a join without a side,
 a card leaving a mat where two slots hold it) every reading is a candidate and the core
 referee asks which one was meant.

@@ -374,7 +374,7 @@ class RoyalFamily(Game):
         return None
 
     def _moves_to(self, st: RFState, p: str, c: Card, source: str, dst: str) -> list[Move]:
-        """Candidate actions for card c moved from ``source`` to ``dst`` (spec §10 table)."""
+        """Candidate actions for card c moved from ``source`` to ``dst`` (docs/rules/royal_family.md)."""
         s = suit_name(c)
         if dst in FLOPS or dst == "discard_pile":
             if source in FLOPS:
@@ -932,7 +932,8 @@ class RoyalFamily(Game):
         face = "face-up on " + m.to if m.to in FLOPS else "face-down"
         notes.append(state_change(f"{who(m.player)} discards {m.card} {face}", event="Discard",
                                   card=str(m.card), to=m.to))
-        # Same table as a non-damaging attack: a rescue that follows makes it one (spec §10).
+        # Same table as a non-damaging attack: a rescue that follows makes it one
+        # (docs/rules/royal_family.md, what the camera sees).
         if m.source == "staging" and m.to == "discard_pile" and self.is_troop(m.card):
             s = suit_name(m.card)
             if OWNER.get(s) == m.player and st.castle_status[s] == "active":

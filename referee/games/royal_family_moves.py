@@ -1,4 +1,4 @@
-"""Royal Family's typed moves (spec §4-6). ``source`` is the zone the card came from:
+"""Royal Family's typed moves (docs/rules/royal_family.md). ``source`` is the zone the card came from:
 ``staging`` for a card drawn from the draw pile, or a flop pile."""
 
 from __future__ import annotations

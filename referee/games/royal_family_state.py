@@ -1,4 +1,4 @@
-"""Royal Family: players, suits, zones and the state (spec §1-3 of rules/royal_family.md)."""
+"""Royal Family: players, suits, zones and the state (docs/rules/royal_family.md)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """Royal Shuffle referee (2 players): villages, the royal court, flip-draw-play turns and
 the best settlement of every village, scored exactly.
 
-Spec: ``shared/rules/royal_shuffle.md`` (A<n> is item n of its ambiguity list); formats and
-decisions: ``docs/royal_shuffle.md``. The rules are in ``royal_shuffle_rules``, the village
+Rules, formats and decisions: ``docs/rules/royal_shuffle.md`` (A<n> is item n of its settled
+questions). The rules are in ``royal_shuffle_rules``, the village
 optimiser in ``royal_shuffle_scoring``; this module wires them to the referee core.
 """
 

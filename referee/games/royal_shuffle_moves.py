@@ -1,4 +1,4 @@
-"""Royal Shuffle's typed moves: one per thing that happens at the table (spec §4, §8).
+"""Royal Shuffle's typed moves: one per thing that happens at the table (docs/rules/royal_shuffle.md).
 
 A move says what happened; the rules decide what it means (a Flip of a King replaces the
 old King, a joker ends the reign). ``to`` is always a zone id.

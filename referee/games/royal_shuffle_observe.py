@@ -1,7 +1,7 @@
 """Royal Shuffle observations: checking their fields and turning them into candidate moves.
 
 Card movements name zones (``7S hand_p1 -> village_p2``). What a camera cannot see arrives
-as game observations (docs/royal_shuffle.md): ``deal``, ``first``, ``hand`` (a shown hand),
+as game observations (docs/rules/royal_shuffle.md): ``deal``, ``first``, ``hand`` (a shown hand),
 ``hand_count``, ``layout`` and ``placed`` (a face-up card whose origin, pile or hand, was not
 seen). Where an observation leaves something open (``placed``; the zone ``village`` for a
 card on the midline) every reading is a candidate and the core referee asks which one.

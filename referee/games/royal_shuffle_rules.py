@@ -1,5 +1,5 @@
 """Royal Shuffle's rules: when each move is legal (with the reason when it is not), what it
-does to the state, and what the referee says about it (spec §4, §6, §7)."""
+does to the state, and what the referee says about it (docs/rules/royal_shuffle.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Royal Shuffle village scoring (spec §5): the best settlement of a village, exactly.
+"""Royal Shuffle village scoring (docs/rules/royal_shuffle.md): the best settlement of a village, exactly.
 
 The document says villagers "settle in the most beneficial way", so the referee finds the
 best settlement itself; how the cards lie on the table does not matter. A greedy fill is

@@ -3,7 +3,7 @@
 The referee never sees a hand or the order of the draw pile. It keeps the multiset of
 *unseen* cards (in the pile or in a hand) and, when a player shows a hand, the cards known
 to be there; a card played or flipped must be one that can still be where it comes from.
-Scores are never stored: they are derived from the villages and the court (spec §3).
+Scores are never stored: they are derived from the villages and the court (docs/rules/royal_shuffle.md).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ ZONE_LIST = sorted(ZONES) + ["meld_1", "meld_2", "meld_3", "meld_9"]
 NON_DEFAULT = other_variants("dukes_up")
 
 
+@pytest.mark.slow
 def test_random_playouts_conserve_cards_and_end_by_the_rules() -> None:
     game = load_game("dukes_up")
     ends: Counter = Counter()

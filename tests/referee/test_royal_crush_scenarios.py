@@ -1,4 +1,4 @@
-"""The test scenarios RC-1..RC-13 of shared/rules/royal_crush.md, as observation sequences.
+"""The test scenarios RC-1..RC-13 of docs/rules/royal_crush.md, as observation sequences.
 
 Each case sets a table up by real observations (deal, first-player roll; ladder tokens placed
 where the scenario starts), feeds typed observations and checks what the referee announces

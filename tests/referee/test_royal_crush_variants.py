@@ -1,5 +1,5 @@
 """Each Royal Crush variant changes what the referee does, and the defaults are the ones of
-shared/rules/README.md."""
+docs/rules/README.md."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from referee.paths import project_root
 
 
 def _readme_defaults() -> dict[str, str]:
-    text = (project_root().parent / "shared" / "rules" / "README.md").read_text(encoding="utf-8")
+    text = (project_root() / "docs" / "rules" / "README.md").read_text(encoding="utf-8")
     block = re.search(r"royal_crush:\s*\{([^}]*)\}", text)
-    assert block, "royal_crush defaults not found in shared/rules/README.md"
+    assert block, "royal_crush defaults not found in docs/rules/README.md"
     return dict(item.split(": ") for item in re.split(r",\s*", block.group(1).strip()))
 
 
@@ -32,7 +32,7 @@ def test_defaults_match_the_rules_index():
 
 def test_every_variant_has_choices_and_a_reason_and_own_decisions_are_documented():
     raw = yaml.safe_load((project_root() / "configs" / "games" / "royal_crush.yaml").read_text())
-    docs = (project_root() / "docs" / "royal_crush.md").read_text(encoding="utf-8")
+    docs = (project_root() / "docs" / "rules" / "royal_crush.md").read_text(encoding="utf-8")
     spec_keys = set(_readme_defaults())
     for key, entry in raw["variants"].items():
         assert entry.get("doc"), key

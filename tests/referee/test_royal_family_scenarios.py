@@ -1,4 +1,4 @@
-"""The test scenarios of rules/royal_family.md §11, one readable case each."""
+"""The test scenarios RF-1..RF-13 of docs/rules/royal_family.md, one readable case each."""
 
 from rf_helpers import feed, game, referee_on, table, texts
 

@@ -42,6 +42,7 @@ def assert_conserved(s: ShuffleState) -> None:
     assert seen["hidden"] == sum(s.unseen.values())
 
 
+@pytest.mark.slow
 def test_random_playouts_end_by_the_rules() -> None:
     game = load_game("royal_shuffle")
     results: Counter = Counter()

@@ -46,6 +46,7 @@ def tiny_dataset(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_one_epoch_of_each_stage_gives_a_working_detector(tiny_dataset, tmp_path):
     finder = cardref("train", "--data", str(tiny_dataset), "--out", str(tmp_path / "finder"), "--epochs", "1",
                      "--imgsz", "160", "--batch", "4", "--device", "cpu")
@@ -139,6 +140,7 @@ def test_court_swap_keeps_the_corners_and_takes_the_picture_of_a_court_card_alik
     assert swapped > 0
 
 
+@pytest.mark.slow
 def test_keep_start_ends_a_fine_tune_halfway_between_the_start_and_the_tuned_weights(tiny_dataset, tmp_path):
     """A fine-tune of the shipped classifier with ``keep_start: 0.5`` writes the tuned weights
     beside the averaged ones it exports: every float weight is the midpoint."""
@@ -187,6 +189,7 @@ def test_index_mask_blanks_both_corners_of_court_cards_only(tiny_dataset):
             assert not torch.equal(out[(i, *corner)], x[(i, *corner)])
 
 
+@pytest.mark.slow
 def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
     """``stage: not_a_card`` on a few rendered tables with printed clutter: the classifier gains
     one output, its card rows stay as they were (same names), and the new output says "no

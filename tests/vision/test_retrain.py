@@ -37,6 +37,7 @@ def render_synth(out: Path, images: int, seed: int, *extra: str) -> None:
     assert main([*args, "--workers", "1", "--quiet", *extra]) == 0  # one process: no fork under pytest
 
 
+@pytest.mark.slow
 @pytest.mark.shipped_model
 def test_one_tiny_epoch_does_not_replace_the_shipped_model(tmp_path, capsys):
     """Needs the shipped model (its .onnx and .pt files, copied: models/ is never touched)."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
 from run_cardref import cardref
 
 from referee.core import Referee
@@ -15,6 +16,8 @@ from referee.observations import Observation
 from vision.events import visible
 from vision.layout import load_layout
 from vision.replay_eval import read_jsonl, score_announcements, score_replay, truth_detections
+
+pytestmark = pytest.mark.slow  # the session's Royal Shuffle video takes half a minute to render
 
 
 def test_the_video_shows_the_cards_the_referee_has_face_up(shuffle_video):

@@ -1,0 +1,180 @@
+"""The contract of ``referee.core.Game``, checked the same way for every game of the registry
+(``referee.games.GAMES``): a game added there is checked without a line here.
+
+- Random playthroughs by ``legal_moves`` alone (no simulator): every listed move applies,
+  the game's invariants hold, and the table holds the whole deck, each card once.
+- A move that is not listed now (one listed at another moment of another game) is refused
+  with ``IllegalMove`` and changes nothing.
+- Simulated games with wrong observations fed at random points: the true ones are never
+  refused, every REJECT leaves the referee exactly as it was, the invariants hold and no card
+  is created or lost.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from playthrough import deck_of_54
+from reject_probes import play_with_probes
+
+from referee.cards import CLASSES, Card
+from referee.core import Game, Move, Referee, state_json
+from referee.errors import IllegalMove
+from referee.games import GAMES, load_game
+from referee.observations import Observation
+
+# Caps that make a random walk through legal moves end (they end it "by a cap", not by the rules).
+CAPS: dict[str, dict[str, str]] = {
+    "royal_family": {"max_rounds": "60"},
+    "dukes_up": {"max_turns": "60"},
+    "royal_crush": {"max_conquests": "60"},
+}
+# (walks, steps at most) of random legal moves per game; every walk must reach the end, but
+# Dukes Up!'s: it allows any number of duke switches in a turn (A19), so a walk picking moves
+# at random may swap for ever. Royal Shuffle lists up to 190 moves a step, each scored.
+WALKS: dict[str, tuple[int, int]] = {"royal_family": (25, 2_000), "royal_shuffle": (5, 2_000),
+                                     "houska_castle": (25, 2_000), "dukes_up": (6, 500),
+                                     "royal_crush": (25, 2_000)}
+
+# Moves ``apply`` accepts though ``legal_moves`` does not list them: disagreements this file
+# found, reported and not fixed here. The test fails on any other kind, and on one of these
+# once its game lists or refuses it (then remove the line).
+UNLISTED_BUT_ACCEPTED: dict[str, tuple[str, str]] = {
+    "royal_family": (
+        "FlopCard", "apply does not check FlopCard's pile: FlopCard(7S, flop_3) while flop_1 is due is "
+        "accepted and flop_1 stays empty (interpret checks the pile, so no observation gets there)"),
+    "royal_shuffle": (
+        "CountHand", "CountHand (the camera's count of a fanned hand, a check that changes nothing) is "
+        "accepted when it matches but never listed"),
+    "royal_crush": (
+        "Roll", "Roll by a player who has already rolled (a correction of a misread die) is accepted, "
+        "but legal_moves lists only the players still to roll"),
+}
+
+
+def _game(name: str) -> Game:
+    return load_game(name, CAPS.get(name))
+
+
+def the_deck(game: Game) -> Counter[Card]:
+    """The cards a game is played with: the 54, or the 52 without jokers (Dukes Up!)."""
+    deck = deck_of_54()
+    if game.name == "dukes_up":
+        del deck[Card.parse("JK")]
+    return deck
+
+
+def assert_deck_on_table(game: Game, state, deck: Counter[Card], where: str) -> None:
+    """Every card of the deck in exactly one zone of ``cards_by_zone``, none added."""
+    zones = game.cards_by_zone(state)
+    assert zones is not None, f"{game.name} does not say where its cards are (cards_by_zone)"
+    held = Counter(c for cards in zones.values() for c in cards)
+    assert held == deck, f"{where}: missing {deck - held}, extra {held - deck}"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_random_legal_moves_all_apply_keep_the_invariants_and_the_deck(name: str) -> None:
+    game = _game(name)
+    deck = the_deck(game)
+    walks, steps = WALKS[name]
+    ended = 0
+    for seed in range(walks):
+        rng = random.Random(seed)
+        state = game.new_state()
+        for step in range(steps):
+            if game.is_terminal(state):
+                ended += 1
+                break
+            moves = game.legal_moves(state)
+            assert moves, f"seed {seed} step {step}: no legal move in a game not over"
+            for move in moves:
+                try:
+                    game.apply(state, move)
+                except IllegalMove as e:
+                    pytest.fail(f"seed {seed} step {step}: listed move {move.describe()} refused: {e.reason}")
+            state = game.apply(state, rng.choice(moves)).state
+            game.check_invariants(state)
+            assert_deck_on_table(game, state, deck, f"seed {seed} step {step}")
+    if name != "dukes_up":
+        assert ended == walks, f"{walks - ended} of {walks} walks still running after {steps} moves"
+
+
+def _moves_of_other_games(game: Game, seeds: range) -> list[Move]:
+    """Moves listed at some point of random walks: legal then, mostly illegal anywhere else."""
+    pool: list[Move] = []
+    for seed in seeds:
+        rng, state = random.Random(seed), game.new_state()
+        for _ in range(300):
+            if game.is_terminal(state):
+                break
+            moves = game.legal_moves(state)
+            pool += rng.sample(moves, min(3, len(moves)))
+            state = game.apply(state, rng.choice(moves)).state
+    return pool
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_move_not_listed_is_refused_and_changes_nothing(name: str) -> None:
+    game = _game(name)
+    pool = _moves_of_other_games(game, range(100, 106))
+    refused, accepted = 0, Counter()
+    for seed in range(4):
+        rng, state = random.Random(seed), game.new_state()
+        for _ in range(300):
+            if game.is_terminal(state):
+                break
+            legal = game.legal_moves(state)
+            for move in rng.sample(pool, 10):
+                if move in legal:
+                    continue
+                before = state_json(state)
+                try:
+                    game.apply(state, move)
+                    accepted[type(move).__name__] += 1
+                except IllegalMove as e:
+                    assert e.reason, move.describe()
+                    refused += 1
+                assert state_json(state) == before, f"{move.describe()} changed the state it was refused on"
+            state = game.apply(state, rng.choice(legal)).state
+    assert refused > 300
+    known = {UNLISTED_BUT_ACCEPTED[name][0]} if name in UNLISTED_BUT_ACCEPTED else set()
+    assert set(accepted) == known, (f"moves accepted though not listed, by kind: {dict(accepted)} "
+                                    f"(known: {UNLISTED_BUT_ACCEPTED.get(name)})")
+
+
+def _junk(game: Game):
+    """Well-formed observations drawn at random from the game's own zones and the 54 cards:
+    nearly always wrong at the moment they come."""
+    zones = sorted(game.zones)
+
+    def make(rng: random.Random, ref: Referee) -> Observation | None:
+        roll = rng.random()
+        if roll < 0.05:
+            return Observation("end_turn") if "end_turn" in game.observation_types else None
+        if roll < 0.1:
+            return Observation.answer(rng.choice([1, 2, 3, "nonsense"]))
+        return Observation.move(rng.choice(CLASSES), rng.choice(zones), rng.choice(zones))
+
+    return make
+
+
+# (seeds, probe rate, fewest REJECTs expected). Royal Family's "over 1000" is that of the
+# probe test of its own this one replaces; the other games keep theirs, with near misses.
+PROBES = {"royal_family": (30, 0.3, 1000), "royal_shuffle": (40, 0.25, 300),
+          "houska_castle": (40, 0.25, 300), "dukes_up": (12, 0.2, 300), "royal_crush": (20, 0.25, 300)}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_simulated_games_are_never_refused_and_a_reject_changes_nothing(name: str) -> None:
+    game = load_game(name)
+    deck = the_deck(game)
+    seeds, rate, fewest = PROBES[name]
+
+    def after_each(state) -> None:
+        game.check_invariants(state)
+        assert_deck_on_table(game, state, deck, name)
+
+    count = play_with_probes(game, range(seeds), _junk(game), rate, random.Random(5), after_each=after_each)
+    assert count.rejected > fewest, count
