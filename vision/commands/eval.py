@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         write_json,
     )
     from vision.detector.metrics import evaluate
+    from vision.progress import progress
 
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
     report: dict = {"model": str(args.model or "models/cards.onnx"), "backend": args.backend or "default",
@@ -81,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         for split in ("train", "val"):
             if (root / "images" / split).is_dir():
                 samples += read_yolo_dataset(root, split)
-        results = run_detector(detector, samples)
+        results = run_detector(detector, progress(len(samples), "eval synthetic", "img", iterable=samples))
         ev = evaluate(results, len(CLASSES))
         report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),
                                "found": found(evaluate([any_name(r) for r in results], 1)),
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                   "delete it and run again to render it anew)")
     if not args.skip_real:
         samples = read_voc_folder(args.real)
-        every_box = run_detector(detector, samples)
+        every_box = run_detector(detector, progress(len(samples), "eval real", "img", iterable=samples))
         results = [to_ranks(r) for r in every_box]
         ev = evaluate(results, len(REAL_RANKS))
         report["real"] = {"dataset": str(args.real), "images": len(samples), **summary(ev, list(REAL_RANKS)),
