@@ -123,7 +123,7 @@ class PagePlan:
         width = len(str(self.pages))
         lines = [
             f"{self.pages} pages of {self.paper.upper()} {orient}, {self.rows} rows of {self.cols} "
-            "(row 1 is red's edge of the table, column 1 black's left):"
+            "(rows from the far edge, columns from the left, seen from the seat at the mat's foot):"
         ]
         for r in range(self.rows):
             numbers = " ".join(str(r * self.cols + c + 1).rjust(width) for c in range(self.cols))
