@@ -51,8 +51,9 @@ def _reads_as(game: Game, state: Any, obs: Observation, move: Move) -> list[Move
 
 def _attempts(game: Game, state: Any, move: Move):
     """Observations that may be the typed form of ``move``, the likeliest first: the move's
-    card carried from where the referee last saw it to each zone, then each of the game's
-    own observation types with the move's fields (all of them first, then fewer)."""
+    card carried from where the referee last saw it to each zone, an answer naming one of the
+    move's fields, then each of the game's own observation types with the move's fields (all
+    of them first, then fewer)."""
     card = getattr(move, "card", None)
     zones = sorted(game.zones)
     if isinstance(card, Card):
@@ -63,6 +64,9 @@ def _attempts(game: Game, state: Any, move: Move):
                 if dst != src:
                     yield Observation.move(card, src, dst)
     fields = {k: v for k, v in to_jsonable(move).items() if v is not None}
+    if "answer" in game.observation_types:  # a game's own question (who plays first?)
+        for choice in dict.fromkeys(v for v in fields.values() if isinstance(v, str | int)):
+            yield Observation.answer(choice)
     for kind in game.observation_types:
         if kind in ("move", "answer"):
             continue

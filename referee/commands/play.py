@@ -33,11 +33,15 @@ zones, help, quit. Up arrow: history; Tab: complete cards and zones."""
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=prog, description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_game_args(p)
-    p.add_argument("--log", metavar="GAME.jsonl",
-                   help="append-only game log of the accepted observations; an existing log is resumed")
+    p.add_argument(
+        "--log",
+        metavar="GAME.jsonl",
+        help="append-only game log of the accepted observations; an existing log is resumed",
+    )
     p.add_argument("--json", action="store_true", help="print announcements as JSON Lines")
     return p
 
@@ -185,7 +189,16 @@ class Session:
         return accepted
 
     def legal(self) -> list[TypedMove]:
-        moves = typed_moves(self.game, self.ref.state)
+        """What may be typed now: the answers while the referee asks, else the legal moves."""
+        pending = self.ref.pending
+        if pending is not None:
+            print(f"The referee asks: {pending.question}")
+            moves = [
+                TypedMove(m, Observation.answer(label))
+                for m, label in zip(pending.moves, pending.labels, strict=True)
+            ]
+        else:
+            moves = typed_moves(self.game, self.ref.state)
         self.listed = (self.ref.snapshot(), moves)
         return moves
 

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pexpect
 
+from referee.games import load_game
+from referee.simulate import playout
+
 ROOT = Path(__file__).resolve().parents[2]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 UP = "\x1b[A"
@@ -137,3 +140,36 @@ def test_a_number_needs_a_fresh_list(tmp_path):
     assert "type 'legal' first" in r.stderr
     assert r.stdout.count("AD draw_pile -> flop_1") >= 2  # listed, then played
     assert r.stderr.count("type 'legal' first") == 2  # the list was of the state before
+
+
+def test_while_a_question_is_open_legal_lists_the_answers(tmp_path):
+    """Dukes Up! asks who plays first once the dukes are shown; in a simulated Royal Family
+    game (seed 6) the referee asks what a discard meant. Both times ``legal`` lists the
+    answers as typed, and a number gives one."""
+    setup = [f"BACK draw_pile_{p} -> hand_{p}" for p in ("black",) for _ in range(4)]
+    setup += [
+        "BACK hand_black -> castle_black",
+        "BACK hand_black -> dukes_black",
+        "BACK hand_black -> dukes_black",
+    ]
+    setup += [line.replace("black", "red") for line in setup]
+    typed = [*setup, "dukes_up black=QS,3S red=4D,6H", "legal", "2"]
+    log = tmp_path / "game.jsonl"
+    r = cardref("play", "dukes_up", "--log", str(log), stdin="\n".join(typed) + "\n")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^ +1\. answer black$", r.stdout, re.M) and re.search(
+        r"^ +2\. answer red$", r.stdout, re.M
+    )
+    assert "[ANNOUNCE] red plays first" in r.stdout
+    assert logged(log)[-1] == "answer red"
+
+    observations = list(playout(load_game("royal_family"), 6).observations)
+    asked = next(i for i, o in enumerate(observations) if o.type == "answer")
+    meant = observations[asked].short()
+    typed = [o.short() for o in observations[:asked]] + ["legal"]
+    r = cardref("play", "royal_family", stdin="\n".join(typed) + "\n")
+    assert "[ASK]" in r.stdout and "The referee asks: " in r.stdout
+    answers = dict((m[2], m[1]) for m in re.finditer(r"^ +(\d+)\. (answer \S+)$", r.stdout, re.M))
+    assert meant in answers and len(answers) >= 2
+    r = cardref("play", "royal_family", stdin="\n".join([*typed, answers[meant], "status"]) + "\n")
+    assert f"> {meant}" in r.stdout and "Open question" not in r.stdout.split("> " + meant)[-1]
