@@ -231,8 +231,9 @@ def page_labels(layout: Layout, plan: PagePlan) -> dict[int, list[Label]]:
             seen = zone_box(layout, zone)
             inner = Box(max(k.u0, seen.u0), max(k.v0, seen.v0), min(k.u1, seen.u1), min(k.v1, seen.v1))
             inner = Box(inner.u0 + clr, inner.v0 + clr, inner.u1 - clr, inner.v1 - clr)
-            for tenth in range(round(LABEL_CM * 20), round(LABEL_MIN_CM * 20) - 1, -1):  # smaller if need be
-                fits = label_places(layout, zone, tenth / 20, within=inner)
+            # smaller letters if need be, half a millimetre at a time
+            for half_mm in range(round(LABEL_CM * 20), round(LABEL_MIN_CM * 20) - 1, -1):
+                fits = label_places(layout, zone, half_mm / 20, within=inner)
                 if fits:
                     out[tile.number].append(fits[0])
                     break
