@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,19 @@ def describe(source: str) -> str:
     if p.suffix.lower() in IMAGE_SUFFIXES:
         return "image"
     raise CardrefError(f"{source}: not a camera index, a stream URL, a video file or a folder of images")
+
+
+@contextmanager
+def quiet_opencv():
+    """OpenCV's own log silenced for the block: opening a camera that is not there makes each
+    of its capture backends print warnings before the caller can say so in one line."""
+    logging = cv2.utils.logging
+    level = logging.getLogLevel()
+    logging.setLogLevel(logging.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        logging.setLogLevel(level)
 
 
 def open_source(source: str, fps: float | None = None, realtime: bool = False, **live_options) -> FrameSource:
@@ -198,7 +212,8 @@ class LiveSource(FrameSource):
         self.fps = self.cap.get(cv2.CAP_PROP_FPS) or None
 
     def _default_open(self) -> cv2.VideoCapture:
-        cap = cv2.VideoCapture(self.target)
+        with quiet_opencv():  # a missing camera is our one clear line, not OpenCV's warnings
+            cap = cv2.VideoCapture(self.target)
         if self.size and cap.isOpened():
             cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.size[0])
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.size[1])

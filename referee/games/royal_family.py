@@ -654,9 +654,10 @@ class RoyalFamily(Game):
                             (str(m.card), f"fort_{t}", "discard_pile")]
             surplus = m.card.value - remaining
             notes.append(damage(
-                f"{m.card} destroys the {t} fortification {fort} (remaining {remaining}"
-                + (f", surplus {surplus} lost" if surplus else "")
-                + f"): put {cards_text(cleared)} on the discard pile",
+                f"{m.card} destroys the {t} fortification {fort}, which had {remaining} left"
+                + (f"; the other {surplus} of {m.card}'s {m.card.value} "
+                   + ("is" if surplus == 1 else "are") + " lost" if surplus else "")
+                + f": put {cards_text(cleared)} on the discard pile",
                 event="FortDestroyed", castle=t, surplus=surplus, cards=[str(c) for c in cleared]))
         else:
             if self.v["fort_damage"] == "attached_cards":

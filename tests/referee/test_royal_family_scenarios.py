@@ -57,7 +57,7 @@ def test_rf5_fortification_with_persistent_damage():
     assert g.fort_remaining(ref.state, "hearts") == 3
     feed(ref, "6D draw_pile -> staging", "6D staging -> discard_pile")  # red's turn
     out = feed(ref, "9S flop_1 -> fort_hits_hearts")
-    assert "surplus 6 lost" in texts(out, "DAMAGE")
+    assert "which had 3 left; the other 6 of 9S's 9 are lost" in texts(out, "DAMAGE")
     assert not ref.state.zones["fort_hearts"] and not ref.state.zones["fort_hits_hearts"]
     assert {Card.parse(c) for c in ("8H", "5S", "9S")} <= set(ref.state.zones["discard_pile"])
 

@@ -92,3 +92,11 @@ def test_a_card_named_unsurely_is_checked_and_put_right_by_a_key(game_video, tru
     assert "[desync]" not in r.stdout
     fed = [{"kind": "observation", "data": {**o, "seq": i}} for i, o in enumerate(observations_in(log))]
     assert final_moves(fed) == [key(o) for o in truth if o.get("type", "move") == "move"]
+
+
+def test_a_camera_that_is_not_there_is_one_clear_line():
+    """No webcam at index 9 (nor, on this machine, any): the error alone, none of OpenCV's
+    capture backends' warnings before it."""
+    r = cardref("live", "royal_family", "--camera", "9", "--headless")
+    assert r.returncode == 2
+    assert r.stderr == "cardref live: error: 9: cannot open camera or stream\n"

@@ -5,6 +5,7 @@ for the detector (the pipeline's own errors), once through the shipped detector.
 from __future__ import annotations
 
 import json
+import re
 
 import cv2
 from run_cardref import cardref, replay
@@ -119,3 +120,20 @@ def test_replay_names_a_missing_video(tmp_path):
         "replay", str(tmp_path / "nothing.mp4"), "--game", "royal_family", "--out", str(tmp_path / "o")
     )
     assert r.returncode == 2 and "nothing.mp4: video file not found" in r.stderr
+
+
+def test_replay_in_a_log_keeps_announcements_and_progress_apart(game_video, true_detections, tmp_path):
+    """Without --quiet, to a file: announcements one a line on stdout, the progress bar as plain
+    lines on stderr (no carriage returns, no percentages run into the announcements)."""
+    r = cardref(
+        "replay", str(game_video / "video.mp4"), "--game", "royal_family", "--out", str(tmp_path / "o"),
+        "--answers", str(game_video / "observations.jsonl"), "--detections", str(true_detections),
+        "--no-video",
+    )
+    assert r.returncode == 0, r.stderr
+    said = r.stdout.splitlines()
+    assert len(said) > 5 and all(re.match(r"^ *\d+\.\ds  \S", line) for line in said[:-1]), said
+    assert "%" not in r.stdout
+    assert "\r" not in r.stderr
+    bar = [line for line in r.stderr.splitlines() if line.startswith("replay:")]
+    assert bar and bar[-1].startswith("replay: 100%")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from referee.errors import CardrefError
-from referee.paths import configs_dir
+from referee.paths import configs_dir, datasets_dir
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -26,8 +26,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--max-moves", type=int, default=None, help="render only the first N observations")
     p.add_argument(
         "--recipe",
-        default="datasets/recipes/train.yaml",
-        help="deck recipe YAML (default datasets/recipes/train.yaml)",
+        default=str(datasets_dir() / "recipes" / "train.yaml"),  # the project's, from any folder
+        help="deck recipe YAML (default: datasets/recipes/train.yaml of the cardref repository)",
     )
     p.add_argument(
         "--settle", type=float, default=0.6, help="seconds of still table after each move (default 0.6)"

@@ -7,6 +7,7 @@ import json
 import sys
 
 from referee.errors import CardrefError
+from referee.paths import datasets_dir
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -19,8 +20,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument(
         "--recipe",
-        default="datasets/recipes/train.yaml",
-        help="deck recipe YAML (default datasets/recipes/train.yaml)",
+        default=str(datasets_dir() / "recipes" / "train.yaml"),  # the project's, from any folder
+        help="deck recipe YAML (default: datasets/recipes/train.yaml of the cardref repository)",
     )
     p.add_argument("--imgsz", type=int, default=960, help="longest image side at most (default 960)")
     p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")

@@ -98,18 +98,22 @@ def ask(text: str) -> str:
 
 
 def collect_free(source, collector, log) -> None:
-    """Every frame of the source through the collector (a lost camera is waited for)."""
+    """Every frame of the source through the collector (a lost camera is waited for), with a
+    progress bar (of the video's length, or an open count for a camera)."""
+    from vision.progress import progress
     from vision.sources import Lost
 
     lost = False
-    for item in source:
-        if isinstance(item, Lost):
-            if not lost:
-                log("camera lost: reconnecting")
-            lost = True
-            continue
-        lost = False
-        collector.process(item.index, item.time, item.image)
+    with progress(getattr(source, "frame_count", None) or None, "collect", "frame") as bar:
+        for item in source:
+            if isinstance(item, Lost):
+                if not lost:
+                    log("camera lost: reconnecting")
+                lost = True
+                continue
+            lost = False
+            collector.process(item.index, item.time, item.image)
+            bar.update()
 
 
 def collect_guided(args: argparse.Namespace, source, watcher, session, log) -> None:
@@ -129,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.collect.guided import format_plan, make_plan
     from vision.collect.store import Session
     from vision.layout import load_layout
+    from vision.progress import say
 
     if args.plan:
         layout = load_layout(args.layout)
@@ -138,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError("--camera and --out are needed (or --plan to print the guided plan)")
 
     def log(text: str) -> None:
-        print(text, flush=True)
+        say(text)  # a line of its own, below a running progress bar
 
     settings = CollectSettings(
         reads=args.reads,

@@ -1,6 +1,7 @@
 """``cardref detect SOURCE``: find and name the cards in an image, a folder of images or a video.
 
-Prints one line per image (or analysed video frame) with the cards found. ``--save DIR``
+Prints one line per image (or analysed video frame) with the cards found; a box lying on one
+of the play mat's ArUco markers is left out (a marker is no card). ``--save DIR``
 writes annotated images; ``--save-txt DIR`` writes one text file per image in the
 Ultralytics predict convention (``class cx cy w h conf``, normalised) plus ``classes.txt``,
 so any labelling or scoring tool can read the predictions.
@@ -35,6 +36,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: onnx for .onnx, ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
+    p.add_argument(
+        "--layout", default="royal_family",
+        help="play mat whose ArUco markers are in view: a box on one is no card (default royal_family)",
+    )
     return p
 
 
@@ -79,14 +84,17 @@ def video_frames(path: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
 
 def run(args: argparse.Namespace) -> int:
     from referee.cards import CLASSES
+    from vision.calibration import without_markers
     from vision.detector import load_detector
     from vision.detector.draw import draw_detections, yolo_txt
+    from vision.layout import load_layout
 
     source = Path(args.source)
     if not source.exists():
         raise CardrefError(f"{source}: no such file or folder")
     if args.vid_stride < 1:
         raise CardrefError("--vid-stride: expected a positive number")
+    layout = load_layout(args.layout)
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
     for folder in (args.save, args.save_txt):
         if folder:
@@ -95,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         (args.save_txt / "classes.txt").write_text("".join(f"{n}\n" for n in CLASSES))
     count = 0
     for name, image in frames(source, args.vid_stride):
-        det = detector.detect(image)
+        det = without_markers(detector.detect(image), image, layout)  # the mat's markers are no cards
         count += 1
         found = " ".join(f"{n}({c:.2f})" for n, c in zip(det.names, det.confidence, strict=True))
         print(f"{name}: {len(det)} cards {found}")

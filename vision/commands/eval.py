@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         write_json,
     )
     from vision.detector.metrics import evaluate
+    from vision.progress import progress
 
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
     report: dict = {"model": str(args.model or "models/cards.onnx"), "backend": args.backend or "default",
@@ -82,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         for split in ("train", "val"):
             if (root / "images" / split).is_dir():
                 samples += read_yolo_dataset(root, split)
-        results = run_detector(detector, samples)
+        results = run_detector(detector, progress(len(samples), "eval synthetic", "img", iterable=samples))
         ev = evaluate(results, len(CLASSES))
         report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),
                                "found": found(evaluate([any_name(r) for r in results], 1)),
@@ -130,9 +131,10 @@ def real_photos(detector, folder: Path, out: Path) -> dict:
         read_real_folder,
         to_rank_ids,
     )
+    from vision.progress import progress
 
     real = read_real_folder(folder)
-    every_box = run_detector(detector, real.samples)
+    every_box = run_detector(detector, progress(len(real.samples), "eval real", "img", iterable=real.samples))
     by_rank = [ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if real.by_card else r.gt_classes,
                            r.pred_boxes, to_rank_ids(r.pred_classes), r.pred_scores, r.name)
                for r in every_box]

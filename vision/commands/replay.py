@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -143,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration
     from vision.layout import load_layout
     from vision.pipeline import CameraReferee
+    from vision.progress import progress, say
     from vision.replay_writer import ReplayWriter
     from vision.sources import VideoSource
 
@@ -175,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
     writer = ReplayWriter(args.out, source, layout, write_video=not args.no_video)
     started = time.perf_counter()
     writer.add(camera.start(), None)
+    bar = progress(source.frame_count or None, "replay", "frame", enabled=not args.quiet)
     for frame in source:
         events = camera.process(frame.index, frame.time, frame.image)
         if players is not None:
@@ -185,11 +186,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             for e in events:
                 if e.kind in ("announcement", "desync", "resync", "drift", "calibrated"):
-                    print(f"{e.time:7.1f}s  {e.text}", flush=True)
-            if frame.index % 30 == 0 and source.frame_count:
-                print(
-                    f"\r{100 * frame.index / source.frame_count:5.1f}%", end="", file=sys.stderr, flush=True
-                )
+                    say(f"{e.time:7.1f}s  {e.text}")
+        bar.update()
+    bar.close()
     if camera.calibration is None:
         raise CardrefError(
             f"{args.video}: never calibrated: no play mat markers, and the start layout's cards were not "
@@ -197,8 +196,6 @@ def run(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - started
     summary = writer.finish(camera, elapsed, players.tally.to_json() if players else None)
-    if not args.quiet:
-        print(file=sys.stderr)
     print(
         f"{summary['observations']} observations, {summary['announcements']} announcements, "
         f"{summary['speed_x_real_time']:.1f}x real time; report: {args.out / 'report.html'}"

@@ -21,6 +21,7 @@ import yaml
 
 from referee.cards import CLASS_ID, CLASSES
 from vision.layout import load_layout
+from vision.progress import progress as progress_bar
 from vision.synth.assets import Art, Recipe, load_recipe
 from vision.synth.labels import yolo_lines
 from vision.synth.render import render_sample
@@ -71,35 +72,6 @@ def _make(index: int) -> tuple[int, int, int]:
     return index, len(lines), len(s.jpeg)
 
 
-class Progress:
-    """A one-line progress bar on stderr (rate and time left)."""
-
-    def __init__(self, total: int, label: str = "synth", stream=sys.stderr, unit: str = "img"):
-        self.total, self.label, self.stream, self.unit = total, label, stream, unit
-        self.start = time.perf_counter()
-        self.done = 0
-        self._last = 0.0
-
-    def update(self, n: int = 1) -> None:
-        self.done += n
-        now = time.perf_counter()
-        if now - self._last < 0.25 and self.done < self.total:
-            return
-        self._last = now
-        el = now - self.start
-        rate = self.done / el if el > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else 0.0
-        width = 30
-        fill = int(width * self.done / max(1, self.total))
-        self.stream.write(
-            f"\r{self.label} [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} "
-            f"{rate:5.1f} {self.unit}/s  {left:5.0f}s left"
-        )
-        if self.done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
 def write_meta(out: Path, recipe: Recipe, job: Job, n: int) -> None:
     names = {i: c for i, c in enumerate(CLASSES)}
     data = {"path": str(out.resolve()), "train": "images/train", "val": "images/val", "names": names}
@@ -138,22 +110,21 @@ def generate(
     job = Job(str(out), rec.source, layout, seed, imgsz, val_every)
     write_meta(out, rec, job, images)
     workers = workers or os.cpu_count() or 1
-    bar = Progress(images) if progress else None
+    bar = progress_bar(images, "synth", "img", enabled=progress)
     t0 = time.perf_counter()
     boxes = 0
     if workers <= 1:
         _init(job)
         for i in range(images):
             boxes += _make(i)[1]
-            if bar:
-                bar.update()
+            bar.update()
     else:
         ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
         with ctx.Pool(workers, initializer=_init, initargs=(job,)) as pool:
             for _, nb, _ in pool.imap_unordered(_make, range(images), chunksize=2):
                 boxes += nb
-                if bar:
-                    bar.update()
+                bar.update()
+    bar.close()
     seconds = time.perf_counter() - t0
     return {
         "images": images,

@@ -21,11 +21,11 @@ import numpy as np
 from referee.errors import CardrefError
 from vision.background import BackgroundWorker
 from vision.layout import Layout, load_layout
+from vision.progress import progress as progress_bar
 from vision.synth.assets import Art, load_recipe
 from vision.synth.camera import Camera
 from vision.synth.choreography import Beat, Seat, move_beats, tap_beats
 from vision.synth.compose import CardSprite
-from vision.synth.dataset import Progress
 from vision.synth.game_record import GameRecord, Step, record_game
 from vision.synth.hands import Hand
 from vision.synth.labels import CardLabel
@@ -250,13 +250,12 @@ def render_game(spec: VideoSpec, out: str | Path, progress: bool = True) -> dict
     sink = VideoSink(out, spec.size, spec.fps)
     try:
         film = GameFilm(spec, record, art, layout, sink)
-        bar = Progress(len(record.steps), "render-game", unit="obs") if progress else None
-        film.settle(OPENING_S)
-        for step in record.steps:
-            film.play(step)
-            if bar:
+        with progress_bar(len(record.steps), "render-game", "obs", enabled=progress) as bar:
+            film.settle(OPENING_S)
+            for step in record.steps:
+                film.play(step)
                 bar.update()
-        film.settle(CLOSING_S)
+            film.settle(CLOSING_S)
     finally:
         sink.close()
     seconds = time.perf_counter() - t0
