@@ -55,6 +55,9 @@ def test_one_epoch_of_each_stage_gives_a_working_detector(tiny_dataset, tmp_path
                          str(tiny_dataset), "--out", str(tmp_path / "cls"), "--epochs", "1",
                          "--device", "cpu")
     assert classifier.returncode == 0, classifier.stderr[-2000:]
+    geometry = cardref("train", "--config", str(ROOT / "configs/detector/geometry.yaml"), "--data",
+                       str(tiny_dataset), "--out", str(tmp_path / "geo"), "--epochs", "1")
+    assert geometry.returncode == 0, geometry.stderr[-2000:]
     history = json.loads((tmp_path / "cls" / "classifier_history.json").read_text())
     assert len(history) == 1 and history[0]["loss"] > 0
     # The two exported files side by side are loaded as one two-stage detector.
@@ -62,12 +65,14 @@ def test_one_epoch_of_each_stage_gives_a_working_detector(tiny_dataset, tmp_path
     model.parent.mkdir()
     shutil.copy(tmp_path / "finder" / "run" / "weights" / "best.onnx", model)
     shutil.copy(tmp_path / "cls" / "classifier.onnx", tmp_path / "model" / "cards_cls.onnx")
+    shutil.copy(tmp_path / "geo" / "geometry.onnx", tmp_path / "model" / "cards_geo.onnx")
     detector = load_detector(model, conf=0.0)
-    assert isinstance(detector, TwoStageDetector)
+    assert isinstance(detector, TwoStageDetector) and detector.refiner is not None
     image = cv2.imread(str(next((tiny_dataset / "images" / "train").iterdir())))
     det = detector.detect(image)
     assert len(det) > 0  # an untrained finder still proposes boxes at confidence 0
     assert det.class_id.max() < len(CLASSES) and (det.confidence <= 1).all()
+    assert det.corners is not None and det.corners.shape == (len(det), 4, 2)
 
 
 def test_unknown_stage_is_a_clear_error(tmp_path):
@@ -117,14 +122,14 @@ def test_court_swap_keeps_the_corners_and_takes_the_picture_of_a_court_card_alik
     untouched."""
     import torch
 
-    from vision.detector.classifier_train import COURT, PICTURE, RANK, SUIT, _blob, extract_crops, swap_courts
+    from vision.detector.classifier_train import COURT, RANK, SUIT, _blob, extract_crops, picture, swap_courts
 
     same, other = (SUIT, RANK) if keep == "suit" else (RANK, SUIT)
     crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
     x = _blob(crops)
     out = swap_courts(x.clone(), labels, torch.Generator().manual_seed(0), 1.0, keep=keep)
     window = torch.zeros_like(x[0], dtype=torch.bool)
-    window[PICTURE] = True
+    window[picture(CROP_H, CROP_W)] = True
     swapped = 0
     for i, cls in enumerate(labels):
         assert torch.equal(out[i][~window], x[i][~window])  # corners and edges stay
@@ -135,7 +140,8 @@ def test_court_swap_keeps_the_corners_and_takes_the_picture_of_a_court_card_alik
             continue  # no such donor in the batch
         donors = [j for j, c in enumerate(labels)
                   if COURT[c] and same[c] == same[cls] and other[c] != other[cls]]
-        assert any(torch.equal(out[i][PICTURE], x[j][PICTURE]) for j in donors)
+        middle = picture(CROP_H, CROP_W)
+        assert any(torch.equal(out[i][middle], x[j][middle]) for j in donors)
         swapped += 1
     assert swapped > 0
 
@@ -146,8 +152,8 @@ def test_keep_start_ends_a_fine_tune_halfway_between_the_start_and_the_tuned_wei
     beside the averaged ones it exports: every float weight is the midpoint."""
     import torch
 
-    recipe = recipe_with("classifier_fifth.yaml", tmp_path, keep_start=0.5, copies=1)
-    start = ROOT / "models/cards_cls.pt"
+    recipe = recipe_with("classifier_box.yaml", tmp_path, keep_start=0.5, copies=1)
+    start = ROOT / "models/cards_box.pt"
     r = cardref("train", "--config", str(recipe), "--from", str(start), "--data", str(tiny_dataset), "--out",
                 str(tmp_path / "cls"), "--epochs", "1")
     assert r.returncode == 0, r.stderr[-2000:]
@@ -169,7 +175,9 @@ def test_index_mask_blanks_both_corners_of_court_cards_only(tiny_dataset):
     regions become one flat colour each and the rest of the crop stays; other cards stay."""
     import torch
 
-    from vision.detector.classifier_train import CORNERS, COURT, _blob, extract_crops, mask_indices
+    from vision.detector.classifier_train import COURT, _blob, corners, extract_crops, mask_indices
+
+    CORNERS = corners(CROP_H, CROP_W)
 
     crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
     x = _blob(crops)
@@ -201,7 +209,7 @@ def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
                 "--val-every", "6", "--quiet", "--recipe", str(ROOT / "datasets/recipes/train_printed.yaml"))
     assert r.returncode == 0, r.stderr
     recipe = recipe_with("not_a_card.yaml", tmp_path, every=1, steps=200)
-    start = ROOT / "models/cards_cls.pt"
+    start = ROOT / "models/cards_box.pt"  # the box view carries the not-a-card row
     r = cardref("train", "--config", str(recipe), "--from", str(start), "--data", str(data), "--out",
                 str(tmp_path / "nac"))
     assert r.returncode == 0, r.stderr[-2000:]
@@ -217,7 +225,7 @@ def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
     new = CardClassifier(tmp_path / "nac/classifier.onnx")
     probs, card_on_cards = new.read(mined.positives)
     _, card_off_cards = new.read(mined.negatives)
-    shipped = CardClassifier(ROOT / "models/cards_cls.onnx")
+    shipped = CardClassifier(ROOT / "models/cards_box.onnx")
     assert np.allclose(probs, shipped.read(mined.positives)[0], atol=1e-5)
     assert card_off_cards.mean() < 0.5 < card_on_cards.mean()
 
@@ -229,20 +237,21 @@ def test_full_bleed_stretches_the_picture_of_court_cards_over_the_card(tiny_data
     import torch.nn.functional as F
 
     from vision.detector.classifier_train import (
-        CARD_COLS,
-        CARD_ROWS,
-        CORNERS,
         COURT,
-        PICTURE,
         _blob,
+        card_span,
+        corners,
         extract_crops,
         full_bleed,
+        picture,
     )
+
+    CORNERS, PICTURE = corners(CROP_H, CROP_W), picture(CROP_H, CROP_W)
 
     crops, labels = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
     x = _blob(crops)
     out = full_bleed(x.clone(), labels, torch.Generator().manual_seed(0), 1.0)
-    (top, bottom), (left, right) = CARD_ROWS, CARD_COLS
+    (top, bottom), (left, right) = card_span(CROP_H), card_span(CROP_W)
     kept = torch.ones_like(x[0], dtype=torch.bool)
     kept[:, top:bottom, left:right] = False
     assert COURT[labels].any()
@@ -259,7 +268,8 @@ def test_full_bleed_stretches_the_picture_of_court_cards_over_the_card(tiny_data
         assert torch.allclose(card[:, 30:-30, 20:-20], stretched[:, 30:-30, 20:-20])
 
 
-@pytest.mark.parametrize("name", ["cards.yaml", "classifier_sixth.yaml", "not_a_card.yaml"])
+@pytest.mark.parametrize("name", ["cards.yaml", "geometry.yaml", "classifier.yaml", "classifier_box.yaml",
+                                  "not_a_card.yaml"])
 def test_a_recipe_with_an_unknown_or_wrong_field_is_a_clear_error(name, tmp_path):
     """Each stage's committed recipe loads; with a misspelt field, or a file that is no mapping,
     ``cardref train`` stops with one line naming the file and the field."""
@@ -271,7 +281,8 @@ def test_a_recipe_with_an_unknown_or_wrong_field_is_a_clear_error(name, tmp_path
     assert r.returncode == 2 and str(recipe) in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("name", ["cards.yaml", "classifier_sixth.yaml", "not_a_card.yaml"])
+@pytest.mark.parametrize("name", ["cards.yaml", "geometry.yaml", "classifier.yaml", "classifier_box.yaml",
+                                  "not_a_card.yaml"])
 def test_missing_start_weights_are_refused_before_any_work(name, tiny_dataset, tmp_path):
     """``--from`` a file that is not there: one line naming it, before crops are cut or boxes
     mined (a traceback after minutes of work loses the user's time)."""

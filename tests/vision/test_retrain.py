@@ -12,8 +12,7 @@ from collect_video import render_states, write_detections, write_video
 
 from vision.cli.main import main
 from vision.detector import shipped_model
-from vision.detector.not_a_card import NOT_A_CARD
-from vision.detector.retrain import MODEL_FILES, Score, decide, install
+from vision.detector.retrain import KEPT_FILES, MODEL_FILES, Score, decide, install
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,9 +42,9 @@ def test_one_tiny_epoch_does_not_replace_the_shipped_model(tmp_path, capsys):
     """Needs the shipped model (its .onnx and .pt files, copied: models/ is never touched)."""
     models = tmp_path / "models"
     models.mkdir()
-    for name in MODEL_FILES:
+    for name in (*MODEL_FILES, *KEPT_FILES):
         shutil.copy(shipped_model().parent / name, models / name)
-    before = {name: (models / name).read_bytes() for name in MODEL_FILES}
+    before = {name: (models / name).read_bytes() for name in (*MODEL_FILES, *KEPT_FILES)}
     collected = collected_dataset(tmp_path)
     synth, holdout = tmp_path / "synth", tmp_path / "holdout"
     render_synth(synth, 6, 5)
@@ -65,12 +64,10 @@ def test_one_tiny_epoch_does_not_replace_the_shipped_model(tmp_path, capsys):
     assert rc == 0
     assert "old mAP50" in printed and "your frames (val split)" in printed and "synthetic held-out" in printed
     assert "KEPT the old model" in printed
-    assert {name: (models / name).read_bytes() for name in MODEL_FILES} == before
-    assert all((run / "candidate" / name).exists() for name in MODEL_FILES)
-    # The fine-tuned card rows got a not-a-card row fitted again, like the shipped classifier's.
-    import torch
-
-    assert torch.load(run / "candidate/cards_cls.pt", map_location="cpu")["classes"][-1] == NOT_A_CARD
+    assert {name: (models / name).read_bytes() for name in (*MODEL_FILES, *KEPT_FILES)} == before
+    # The candidate is a whole model: the two stages fine-tuned, the refiner and the box view kept.
+    assert all((run / "candidate" / name).exists() for name in (*MODEL_FILES, *KEPT_FILES))
+    assert (run / "candidate/cards_box.onnx").read_bytes() == before["cards_box.onnx"]
     assert '"replaced": false' in (run / "retrain.json").read_text()
 
 

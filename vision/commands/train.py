@@ -149,7 +149,7 @@ def classifier_cut(weights: Path, cfg):
 def run_not_a_card(args: argparse.Namespace) -> int:
     """Fit the classifier's not-a-card row (``--from`` the classifier's .pt, default the shipped
     one) on the boxes the finder puts on no card in ``--data`` sets."""
-    from vision.detector import classifier_for, shipped_model
+    from vision.detector import box_view_for, shipped_model
     from vision.detector.classifier_train import export_classifier
     from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
     from vision.detector.onnx_backend import OnnxDetector
@@ -159,7 +159,8 @@ def run_not_a_card(args: argparse.Namespace) -> int:
         cfg.threads = args.threads
     if not args.data:
         raise ConfigError(f"{args.config}: a not-a-card fit mines rendered sets: give --data DIR")
-    start = existing_weights(args.start_from or classifier_for(shipped_model()).with_suffix(".pt"))
+    # The not-a-card row belongs to the classifier that cuts boxes as the finder gives them.
+    start = existing_weights(args.start_from or box_view_for(shipped_model()).with_suffix(".pt"))
     finder_path = Path(cfg.finder) if cfg.finder else shipped_model()
     if not finder_path.exists():
         raise ConfigError(f"{args.config}: field 'finder': {finder_path} not found")

@@ -21,7 +21,7 @@ from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
-from vision.detector.geometry import Rects, rectified_crops, rects_from_quads
+from vision.detector.geometry import CornerRefiner, Rects, rectified_crops, rects_from_quads
 from vision.detector.not_a_card import cards_only_state, load_net
 from vision.detector.recipe import load_config
 
@@ -54,6 +54,7 @@ class ClassifierConfig:
     standardize: bool = False  # the network first scales each crop to zero mean, unit contrast
     grey: float = 0.0  # share of crops turned grey (grey cameras, washed-out light)
     invert: float = 0.0  # share of crops with light and dark swapped (dark-faced decks)
+    geometry: str | None = None  # rectified: the corner refiner for sets without true corners (collected)
     threads: int | None = None  # torch threads; 1 when another training shares the cores
     device: str = "cpu"  # where the network trains: cpu, or a GPU as 0, 1, ... (cuda:N)
     data: dict[str, Any] = field(default_factory=dict)
@@ -106,13 +107,17 @@ def jitter_rects(rng: np.random.Generator, r: Rects, shift: float, turn: float, 
 
 
 def sample_crops(image: np.ndarray, sample, idx: list[int], cfg: ClassifierConfig,
-                 rng: np.random.Generator, jitter: float) -> np.ndarray:
-    """Crops of the labelled cards ``idx`` of one image, cut as the recipe's crop says."""
+                 rng: np.random.Generator, jitter: float, refiner=None) -> np.ndarray:
+    """Crops of the labelled cards ``idx`` of one image, cut as the recipe's crop says: a
+    straightened card from its true corners where the renderer recorded them, else from the
+    corner refiner's (``refiner``, as at inference), else from its box."""
     if cfg.crop == "box":
         return np.stack([card_crop(image, jitter_box(rng, sample.boxes[i], jitter) if jitter
                                    else sample.boxes[i]) for i in idx])
     quads = [sample.cards[i].get("quad") if sample.cards else None for i in idx]
-    rects = box_rects(np.array([sample.boxes[i] for i in idx]))
+    boxes = np.array([sample.boxes[i] for i in idx])
+    unknown = any(q is None for q in quads)
+    rects = refiner.rects(image, boxes) if unknown and refiner is not None else box_rects(boxes)
     known = [k for k, q in enumerate(quads) if q is not None]
     if known:
         true = rects_from_quads(np.array([quads[k] for k in known]))
@@ -164,6 +169,7 @@ def extract_crops(datasets: list[Path], split: str, copies: int, jitter: float,
 def _extract_rectified(datasets: list[Path], split: str, copies: int, jitter: float, seed: int,
                        partial_copies: int, cfg: ClassifierConfig) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
+    refiner = CornerRefiner(cfg.geometry, threads=cfg.threads) if cfg.geometry else None
     crops, labels = [], []
     for root in datasets:
         if not (root / "images" / split).is_dir():
@@ -177,7 +183,7 @@ def _extract_rectified(datasets: list[Path], split: str, copies: int, jitter: fl
             shares = [c["visible"] for c in sample.cards] if sample.cards else [1.0] * len(sample.boxes)
             idx = [i for i, share in enumerate(shares)
                    for _ in range(copies + (partial_copies if share < MOSTLY_HIDDEN else 0))]
-            crops.append(sample_crops(image, sample, idx, cfg, rng, jitter))
+            crops.append(sample_crops(image, sample, idx, cfg, rng, jitter, refiner))
             labels.append(sample.classes[idx])
     w, h = cfg.crop_size
     if not crops:

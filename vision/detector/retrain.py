@@ -25,7 +25,10 @@ from vision.detector.metrics import evaluate
 
 RETRAIN_EPOCHS = 5  # per stage, unless --epochs or --time: a fine-tune, not a training from scratch
 EVAL_CONF = 0.01  # as cardref eval: mAP needs the low-confidence boxes too
-MODEL_FILES = ("cards.onnx", "cards_cls.onnx", "cards.pt", "cards_cls.pt")
+MODEL_FILES = ("cards.onnx", "cards_cls.onnx", "cards.pt", "cards_cls.pt")  # the two stages fine-tuned
+# Parts of the model a retrain keeps as they are (the corner refiner, the box-view classifier),
+# carried into the candidate so that it is a whole model folder.
+KEPT_FILES = ("cards_geo.onnx", "cards_geo.pt", "cards_box.onnx", "cards_box.pt")
 
 
 @dataclass
@@ -124,6 +127,8 @@ def train_candidate(job: RetrainJob, log: Callable[[str], None]) -> Path:
     if job.threads:
         cls_cfg.threads = job.threads
     log(f"fine-tuning the card classifier from {job.models / 'cards_cls.pt'} ({epochs} epochs)")
+    if (job.models / "cards_geo.onnx").exists():
+        cls_cfg.geometry = str(job.models / "cards_geo.onnx")  # straightens collected frames' cards
     weights = train_classifier(
         cls_cfg,
         datasets,
@@ -135,6 +140,9 @@ def train_candidate(job: RetrainJob, log: Callable[[str], None]) -> Path:
     weights = refit_not_a_card(job, weights, candidate / "cards.onnx", log)
     export_classifier(weights, candidate / "cards_cls.onnx")
     shutil.copy(weights, candidate / "cards_cls.pt")
+    for name in KEPT_FILES:
+        if (job.models / name).exists():
+            shutil.copy(job.models / name, candidate / name)
     return candidate
 
 
@@ -181,9 +189,11 @@ def score(model: Path, samples: list[Sample], threads: int | None) -> Score:
 def install(candidate: Path, models: Path, backup: Path) -> None:
     """Copy the candidate over ``models``, each file atomically, the old files to ``backup``."""
     backup.mkdir(parents=True, exist_ok=True)
-    for name in MODEL_FILES:
-        shutil.copy2(models / name, backup / name)
-    for name in MODEL_FILES:
+    names = [*MODEL_FILES, *(n for n in KEPT_FILES if (candidate / n).exists())]
+    for name in names:
+        if (models / name).exists():
+            shutil.copy2(models / name, backup / name)
+    for name in names:
         tmp = models / f".{name}.{os.getpid()}.tmp"
         shutil.copy2(candidate / name, tmp)
         os.replace(tmp, models / name)
