@@ -37,7 +37,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--conf", type=float, default=0.01, help="confidence threshold for mAP (default 0.01)")
     p.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     p.add_argument("--backend", choices=BACKENDS,
-                   help="runtime (default: onnx for .onnx, ultralytics for .pt)")
+                   help="runtime (default: openvino for .onnx when installed, else onnx; "
+                        "ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     return p
 

@@ -43,7 +43,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--save-calibration", type=Path, help="write the calibration found here")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
     p.add_argument("--backend", choices=RUNTIMES,
-                   help="detector runtime (default onnx; openvino, if installed, is about 2x faster here)")
+                   help="detector runtime (default: openvino when installed, about 2x faster "
+                        "here, else onnx)")
     p.add_argument("--detections", type=Path, help="recorded detections.jsonl instead of the model")
     p.add_argument("--headless", action="store_true", help="no window")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")

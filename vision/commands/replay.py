@@ -44,7 +44,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
     p.add_argument("--backend", choices=RUNTIMES,
-                   help="detector runtime (default onnx; openvino, if installed, is about 2x faster here)")
+                   help="detector runtime (default: openvino when installed, about 2x faster "
+                        "here, else onnx)")
     p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed")
     p.add_argument(
         "--calibration", type=Path, help="saved calibration JSON (default: from the mat's markers)"
