@@ -136,6 +136,12 @@ def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, 
     for line in ("named on the true boxes: top-1 by card", "per suit: S ", "per tilt: 0-8 deg",
                  "per brightness: dim"):
         assert line in r.stdout
+    # The corner refiner: on rendered cards against the renderer's corners (the held-out designs
+    # gave a median of 0.034 of the card's length for cards half or more in view), on the
+    # photos the box around the corners against the labelled box.
+    whole = syn["corners"]["half or more in view"]
+    assert whole["corner"] < 0.06 and whole["angle_deg"] < 3
+    assert photos["corners"]["median_iou"] > 0.8 and "corners on the true boxes" in r.stdout
     for name in syn["by_design"]:
         assert f"  {name} (" in r.stdout
     assert Path(syn["worst_png"]).stat().st_size > 0 and Path(photos["worst_png"]).stat().st_size > 0

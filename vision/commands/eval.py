@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         breakdown,
         by_design,
         by_visible_share,
+        corner_errors,
         draw_worst,
         face_back_confusions,
         read_yolo_dataset,
@@ -102,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
               f"{s['back_on_face_up_operating']}  face class on face-down {s['face_on_face_down_operating']}")
         print(f"  cards found, whatever their names: AP50 {s['found']['AP50']:.3f}  "
               f"mAP50-95 {s['found']['mAP50_95']:.3f}")
+        if getattr(detector, "refiner", None) is not None:
+            s["corners"] = corner_errors(detector.refiner, samples)
+            for name, d in s["corners"].items():
+                print(f"  corners on the true boxes, {name} ({d['cards']} cards): median error "
+                      f"{d['corner']:.3f} of the card's length (90th percentile {d['corner_p90']:.3f}), "
+                      f"angle {d['angle_deg']:.1f} deg (90th percentile {d['angle_deg_p90']:.1f})")
         for name, d in (*s["by_design"].items(), *s["by_visible_share"].items()):
             print(f"  {name} ({d['instances']} cards): mAP50 {d['mAP50']:.3f}  mAP50-95 {d['mAP50_95']:.3f}")
         if not s["by_design"] and s["by_visible_share"]:
@@ -157,6 +164,13 @@ def real_photos(detector, folder: Path, out: Path) -> dict:
               "scored by rank only)")
     print(f"  by rank: mAP50 {rank_ev.map50:.3f}  mAP50-95 {rank_ev.map50_95:.3f}")
     print(f"  cards found, whatever their names: AP50 {found.map50:.3f}  mAP50-95 {found.map50_95:.3f}")
+    if getattr(detector, "refiner", None) is not None:
+        from vision.detector.real_photos import corner_box_agreement
+
+        report["corners"] = c = corner_box_agreement(detector.refiner, real.samples)
+        print(f"  corners on the true boxes: the box around them against the labelled box, median IoU "
+              f"{c['median_iou']:.3f}, 10th percentile {c['p10_iou']:.3f}, "
+              f"IoU >= 0.8 for {c['share_iou_0.8']:.2f}")
     if real.by_card and hasattr(detector, "name_boxes"):
         naming = naming_breakdown(name_true_boxes(detector, real.samples))
         report["true_boxes"] = naming

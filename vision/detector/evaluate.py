@@ -204,3 +204,32 @@ def summary(ev: Evaluation, names: list[str], top: int = 10) -> dict:
 def write_json(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2))
+
+
+def corner_errors(refiner, samples: list[Sample]) -> dict[str, dict]:
+    """The corner refiner on the true boxes of rendered cards against the renderer's corners
+    (:func:`vision.detector.geometry.rect_errors`), for the cards half or more in view and for
+    those less than half in view (whose hidden corners it must guess)."""
+    from vision.detector.geometry import Rects, rect_errors, rects_from_quads
+
+    pred: list[Rects] = []
+    true: list[np.ndarray] = []
+    shown: list[float] = []
+    for s in samples:
+        if not s.cards or not len(s.boxes):
+            continue
+        image = cv2.imread(str(s.image))
+        pred.append(refiner.rects(image, s.boxes))
+        true += [c["quad"] for c in s.cards]
+        shown += [c["visible"] for c in s.cards]
+    if not pred:
+        return {}
+    p = Rects(*(np.concatenate([getattr(r, f) for r in pred]) for f in ("center", "long", "short", "axis")))
+    t = rects_from_quads(np.array(true))
+    out = {}
+    for name, part in (("half or more in view", np.array(shown) >= MOSTLY_HIDDEN),
+                       ("less than half in view", np.array(shown) < MOSTLY_HIDDEN)):
+        if part.any():
+            sub = (Rects(r.center[part], r.long[part], r.short[part], r.axis[part]) for r in (p, t))
+            out[name] = {"cards": int(part.sum()), **{k: round(v, 4) for k, v in rect_errors(*sub).items()}}
+    return out

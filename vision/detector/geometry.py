@@ -67,6 +67,27 @@ def rects_from_quads(quads: np.ndarray) -> Rects:
     return Rects(q.mean(axis=1), long, short, axis)
 
 
+def rect_errors(p: Rects, t: Rects) -> dict[str, float]:
+    """How far rectangles ``p`` are from the true ``t``: the median (and 90th percentile) mean
+    corner distance and the median centre offset as shares of the card's long side, the angle
+    in degrees (mod 180), the long side's relative error."""
+    qp, qt = p.quads(), t.quads()
+    # A card turned by 180 degrees is the same card: the nearer of the two corner orders.
+    d = np.minimum(np.linalg.norm(qp - qt, axis=2).mean(1),
+                   np.linalg.norm(np.roll(qp, 2, axis=1) - qt, axis=2).mean(1)) / t.long
+    ang = np.degrees(np.arccos(np.clip(np.abs((p.axis * t.axis).sum(1)), 0, 1)))
+    return {"corner": float(np.median(d)), "corner_p90": float(np.quantile(d, 0.9)),
+            "center": float(np.median(np.linalg.norm(p.center - t.center, axis=1) / t.long)),
+            "angle_deg": float(np.median(ang)), "angle_deg_p90": float(np.quantile(ang, 0.9)),
+            "long": float(np.median(np.abs(p.long / t.long - 1)))}
+
+
+def rect_boxes(r: Rects) -> np.ndarray:
+    """(n, 4) axis-aligned boxes around rectangles: what to compare with a labelled box."""
+    q = r.quads()
+    return np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1)
+
+
 def square_windows(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The refiner's square around each box: (n, 2) top-left corners and (n,) sides."""
     b = np.asarray(boxes, np.float64).reshape(-1, 4)

@@ -21,6 +21,7 @@ from referee.errors import ConfigError
 from vision.detector.crops import jitter_box
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
+from vision.detector.geometry import rect_errors as geometry_errors
 from vision.detector.recipe import load_config
 
 
@@ -109,18 +110,8 @@ def light(x, generator):
 
 
 def rect_errors(pred: np.ndarray, true: np.ndarray, boxes: np.ndarray) -> dict[str, float]:
-    """Median errors of predicted rectangles: corner distance and centre offset as shares of the
-    card's long side, angle in degrees (mod 180), sides as a share."""
-    p, t = decode(pred, boxes), decode(true, boxes)
-    qp, qt = p.quads(), t.quads()
-    # A card turned by 180 degrees is the same card: the nearer of the two corner orders.
-    d = np.minimum(np.linalg.norm(qp - qt, axis=2).mean(1),
-                   np.linalg.norm(np.roll(qp, 2, axis=1) - qt, axis=2).mean(1)) / t.long
-    ang = np.degrees(np.arccos(np.clip(np.abs((p.axis * t.axis).sum(1)), 0, 1)))
-    return {"corner": float(np.median(d)), "corner_p90": float(np.quantile(d, 0.9)),
-            "center": float(np.median(np.linalg.norm(p.center - t.center, axis=1) / t.long)),
-            "angle_deg": float(np.median(ang)), "angle_deg_p90": float(np.quantile(ang, 0.9)),
-            "long": float(np.median(np.abs(p.long / t.long - 1)))}
+    """:func:`vision.detector.geometry.rect_errors` of encoded targets."""
+    return geometry_errors(decode(pred, boxes), decode(true, boxes))
 
 
 def _blob(x: np.ndarray):

@@ -250,3 +250,25 @@ def naming_breakdown(t: TrueBoxNames) -> dict:
                          for (a, b), n in sorted(pairs.items(), key=lambda kv: -kv[1])[:12]]
     return out
 
+
+
+def corner_box_agreement(refiner, samples: list[Sample]) -> dict:
+    """Real photos have no labelled corners: the box around the refiner's corners of each true
+    box is compared with that box (IoU; 1 when the rectangle fills it exactly). A card partly
+    covered has a box smaller than the card, so the figure is a floor for whole cards."""
+    from vision.detector.detections import box_iou
+    from vision.detector.geometry import rect_boxes
+
+    ious = []
+    for s in samples:
+        if not len(s.boxes):
+            continue
+        image = cv2.imread(str(s.image))
+        around = rect_boxes(refiner.rects(image, s.boxes))
+        ious += list(np.diag(box_iou(s.boxes, around)))
+    if not ious:
+        return {}
+    ious = np.array(ious)
+    return {"cards": len(ious), "median_iou": round(float(np.median(ious)), 4),
+            "p10_iou": round(float(np.quantile(ious, 0.1)), 4),
+            "share_iou_0.8": round(float((ious >= 0.8).mean()), 4)}
