@@ -152,6 +152,7 @@ class ReplayWriter:
             "video": str(self.source.path),
             "game": camera.referee.game.name,
             "frames": self.counts["frames"],
+            "unreadable_frames": len(self.source.unreadable),
             "video_seconds": round(video_s, 2),
             "seconds": round(elapsed, 2),
             "speed_x_real_time": round(video_s / max(elapsed, 1e-9), 2),

@@ -38,8 +38,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     return p
 
 
-def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
-    """(name, BGR image) of every image in ``source``, or of every ``stride``-th video frame."""
+def frames(source: Path, stride: int, skipped: list[int]) -> Iterator[tuple[str, np.ndarray]]:
+    """(name, BGR image) of every image in ``source``, or of every ``stride``-th video frame
+    (its unreadable frames are skipped and added to ``skipped``)."""
     if source.is_dir():
         files = sorted(f for f in source.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
@@ -47,7 +48,7 @@ def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
     elif source.suffix.lower() in IMAGE_SUFFIXES:
         files = [source]
     elif source.suffix.lower() in VIDEO_SUFFIXES:
-        yield from video_frames(source, stride)
+        yield from video_frames(source, stride, skipped)
         return
     else:
         raise CardrefError(f"{source}: not an image, a folder of images or a video file")
@@ -58,22 +59,21 @@ def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
         yield f.stem, image
 
 
-def video_frames(path: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
-    cap = cv2.VideoCapture(str(path))
-    if not cap.isOpened():
-        raise CardrefError(f"{path}: cannot open video")
-    index = 0
+def video_frames(path: Path, stride: int, skipped: list[int]) -> Iterator[tuple[str, np.ndarray]]:
+    """Every ``stride``-th frame of a video; unreadable frames are skipped with a warning."""
+    from vision.sources import VideoSource
+
+    source = VideoSource(path)
+    count = 0
     try:
-        while True:
-            ok, image = cap.read()
-            if not ok:
-                break
-            if index % stride == 0:
-                yield f"{path.stem}_{index:06d}", image
-            index += 1
+        for frame in source:
+            count += 1
+            if frame.index % stride == 0:
+                yield f"{path.stem}_{frame.index:06d}", frame.image
     finally:
-        cap.release()
-    if index == 0:
+        source.close()
+        skipped += source.unreadable
+    if count == 0:
         raise CardrefError(f"{path}: no frame could be decoded")
 
 
@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if args.save_txt:
         (args.save_txt / "classes.txt").write_text("".join(f"{n}\n" for n in CLASSES))
     count = 0
-    for name, image in frames(source, args.vid_stride):
+    skipped: list[int] = []
+    for name, image in frames(source, args.vid_stride, skipped):
         det = detector.detect(image)
         count += 1
         found = " ".join(f"{n}({c:.2f})" for n, c in zip(det.names, det.confidence, strict=True))
@@ -104,5 +105,5 @@ def run(args: argparse.Namespace) -> int:
         if args.save_txt:
             h, w = image.shape[:2]
             (args.save_txt / f"{name}.txt").write_text(yolo_txt(det, w, h))
-    print(f"{count} images analysed")
+    print(f"{count} images analysed" + (f", {len(skipped)} unreadable frames skipped" if skipped else ""))
     return 0
