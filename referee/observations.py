@@ -142,7 +142,7 @@ def parse_short(text: str) -> Observation:
     if head == "answer":
         if len(rest) != 1:
             raise ObservationError("expected 'answer CHOICE'")
-        choice: str | int = int(rest[0]) if rest[0].isdigit() else rest[0]
+        choice: str | int = int(rest[0]) if re.fullmatch(r"[0-9]+", rest[0]) else rest[0]
         return Observation.answer(choice)
     data: dict[str, Any] = {}
     for token in rest:
@@ -158,7 +158,7 @@ def parse_short(text: str) -> Observation:
 def _parse_value(value: str) -> Any:
     if "," in value:
         return [_parse_value(v) for v in value.split(",") if v]
-    if re.fullmatch(r"-?\d+", value):
+    if re.fullmatch(r"-?[0-9]+", value):
         return int(value)
     return value
 

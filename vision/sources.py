@@ -50,7 +50,7 @@ class _EndOfVideo(Exception):
 
 def describe(source: str) -> str:
     """What kind of source a command-line value names: camera, stream, video or folder."""
-    if source.isdigit():
+    if source.isascii() and source.isdigit():
         return "camera"
     if source.startswith(STREAM_PREFIXES):
         return "stream"
@@ -246,7 +246,7 @@ class LiveSource(FrameSource):
         sleep: Callable[[float], None] = time.sleep,
     ):
         self.name = source
-        self.target: int | str = int(source) if source.isdigit() else source
+        self.target: int | str = int(source) if source.isascii() and source.isdigit() else source
         self.backoff, self.max_backoff, self.give_up = backoff, max_backoff, give_up
         self.size = size
         self._open = opener or self._default_open

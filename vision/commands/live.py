@@ -163,18 +163,23 @@ def run(args: argparse.Namespace) -> int:
                 text = typed.get()
                 if not text:
                     continue
-                if text.isdigit():  # a choice for the next [CHECK]
+                if text.isascii() and text.isdigit():  # a choice for the next [CHECK]
                     keyed.append(int(text))
                     continue
-                try:
-                    waiting.append(parse_short(text))
+                try:  # a typo is told at once and dropped; the game goes on
+                    obs = parse_short(text)
+                    referee.validate(obs)
+                    waiting.append(obs)
                 except CardrefError as e:
-                    print(f"cardref live: {e}", flush=True)
+                    print(f"cardref live: error: {e}", flush=True)
             while keyed and checks and referee.pending is None:
                 answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
-                tell(camera.answer(waiting.pop(0), item.index, item.time))
+                try:
+                    tell(camera.answer(waiting.pop(0), item.index, item.time))
+                except CardrefError as e:
+                    print(f"cardref live: error: {e}", flush=True)
             if not args.headless:
                 image = item.image.copy()
                 if camera.calibration is not None:
