@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from referee.errors import FileError
+from referee.errors import CardrefError, FileError
 
 
 def _read_error(path: Path, what: str, e: OSError) -> FileError:
@@ -57,14 +57,14 @@ def read_text(path: str | Path, what: str = "input") -> str:
     return decode(read_bytes(path, what), path)
 
 
-def parse_json(text: str, loc: str) -> Any:
-    """``json.loads`` whose error names ``loc`` (``file:line``) and the column."""
+def parse_json(text: str, loc: str, error: type[CardrefError] = FileError) -> Any:
+    """``json.loads`` whose ``error`` names ``loc`` (``file:line``) and the column."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise FileError(f"{loc}: not valid JSON: {e.msg} (column {e.colno})") from None
+        raise error(f"{loc}: not valid JSON: {e.msg} (column {e.colno})") from None
     except RecursionError:
-        raise FileError(f"{loc}: not valid JSON: nested too deeply") from None
+        raise error(f"{loc}: not valid JSON: nested too deeply") from None
 
 
 def read_json(path: str | Path, what: str = "input") -> Any:
@@ -172,20 +172,35 @@ def _fsync(fd: int) -> None:
         os.fsync(fd)
 
 
-@contextlib.contextmanager
-def replacing(path: str | Path) -> Iterator[Path]:
-    """A temporary path beside ``path`` to write to (a library's ``save``, a video writer);
-    moved over ``path`` when the block ends without error, removed otherwise."""
+def temporary_beside(path: str | Path) -> Path:
+    """A hidden temporary name in the folder of ``path`` (created), with its suffix, for a
+    writer that takes a file name (a video writer, an image library); :func:`move_into_place`
+    then renames it over ``path``."""
     p = Path(path)
     if p.is_dir():
         raise FileError(f"{p}: is a folder, expected a file name")
     ensure_dir(p.parent, f"file {p.name}")
-    tmp = p.with_name(f".{p.stem}.{os.getpid()}.tmp{p.suffix}")
+    return p.with_name(f".{p.stem}.{os.getpid()}.tmp{p.suffix}")
+
+
+def move_into_place(tmp: Path, path: str | Path) -> None:
+    try:
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _write_error(Path(path), e) from None
+
+
+@contextlib.contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write to (a library's ``save``); moved over
+    ``path`` when the block ends without error, removed otherwise."""
+    tmp = temporary_beside(path)
     try:
         yield tmp
-        os.replace(tmp, p)
+        move_into_place(tmp, path)
     except OSError as e:
-        raise _write_error(p, e) from None
+        raise _write_error(Path(path), e) from None
     finally:
         tmp.unlink(missing_ok=True)
 
