@@ -31,7 +31,7 @@ def read_log(path: str | Path) -> LogContents:
     if not lines:
         raise ObservationError(f"{p}: empty game log (expected a header line)")
     n, first = lines[0]
-    header = files.parse_json(first, where(str(p), n))
+    header = files.parse_json(first, where(str(p), n), ObservationError)
     if not (isinstance(header, dict) and header.get("type") == "header"
             and isinstance(header.get("game"), str)):
         raise ObservationError(f"{where(str(p), n)}: expected a header with type 'header' and 'game'")
@@ -39,7 +39,7 @@ def read_log(path: str | Path) -> LogContents:
     if not isinstance(variants, dict):
         raise ObservationError(f"{where(str(p), n, 'variants')}: expected a mapping of rule variants")
     observations = [
-        Observation.from_json(files.parse_json(line, where(str(p), n)), where(str(p), n))
+        Observation.from_json(files.parse_json(line, where(str(p), n), ObservationError), where(str(p), n))
         for n, line in lines[1:]
     ]
     return LogContents(header["game"], dict(variants), observations)

@@ -27,9 +27,9 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     ``<stem>_cls.onnx`` lies beside it, the model is a one-class card finder and the classifier
     names each card (design (b)); otherwise the model names the cards itself. ``imgsz`` runs
     a model exported with dynamic shapes (the shipped one) at another input size."""
-    p = Path(path) if path else shipped_model()
-    if not p.exists():
-        raise CardrefError(f"{p}: detector model not found (expected the shipped models/cards.onnx)")
+    from vision.detector.model_files import check_model_file
+
+    p = check_model_file(path or shipped_model(), "detector model")
     backend = backend or ("ultralytics" if p.suffix == ".pt" else "onnx")
     if backend not in BACKENDS:
         raise CardrefError(f"unknown backend {backend!r} (expected {', '.join(BACKENDS)})")

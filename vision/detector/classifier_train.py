@@ -294,9 +294,11 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
     ones."""
     import torch
 
+    from vision.detector.model_files import load_checkpoint
+
     start_net, a = load_net(start, cards_only=True)
     start_cards = start_net.state_dict()
-    b = torch.load(tuned, map_location="cpu")
+    b = load_checkpoint(tuned)
     if a.get("width") != b.get("width") or start_cards.keys() != b["state_dict"].keys():
         raise ConfigError(f"{start}: not the same network as {tuned}: cannot average their weights")
     mixed = {}
@@ -312,7 +314,9 @@ def export_classifier(weights: Path, dest: Path) -> Path:
     """Export the .pt to ONNX with a dynamic batch (crops of one frame run together)."""
     import torch
 
-    ckpt = torch.load(weights, map_location="cpu")
+    from vision.detector.model_files import load_checkpoint
+
+    ckpt = load_checkpoint(weights)
     net = build_net(ckpt["width"], len(ckpt.get("classes", CLASSES)))
     net.load_state_dict(ckpt["state_dict"])
     net.eval()

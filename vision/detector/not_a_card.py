@@ -94,11 +94,10 @@ def mine(finder, datasets: list[Path], cfg: NotACardConfig, log: Callable[[str],
 
 def load_net(weights: Path, cards_only: bool = False):
     """The classifier network of a checkpoint; ``cards_only`` drops a not-a-card row."""
-    import torch
-
     from vision.detector.classifier_train import build_net
+    from vision.detector.model_files import load_checkpoint
 
-    ckpt = torch.load(weights, map_location="cpu")
+    ckpt = load_checkpoint(weights)
     classes = ckpt.get("classes", list(CLASSES))
     net = build_net(ckpt["width"], len(classes))
     net.load_state_dict(ckpt["state_dict"])

@@ -142,13 +142,12 @@ def refit_not_a_card(job: RetrainJob, weights: Path, finder: Path, log: Callable
     """A fine-tune trains the card rows only: when the current classifier has a not-a-card
     row, fit it again on the new features, from the new finder's boxes on no card in the
     synthetic set (``configs/detector/not_a_card.yaml``)."""
-    import torch
-
     from referee.paths import project_root
+    from vision.detector.model_files import load_checkpoint
     from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
     from vision.detector.onnx_backend import OnnxDetector
 
-    current = torch.load(job.models / "cards_cls.pt", map_location="cpu")
+    current = load_checkpoint(job.models / "cards_cls.pt")
     if len(current.get("classes", CLASSES)) == len(CLASSES):
         return weights
     cfg = NotACardConfig.load(project_root() / "configs/detector/not_a_card.yaml")

@@ -12,10 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from referee.cards import CLASSES
-from referee.errors import CardrefError
 from vision.detector.crops import crops_batch, to_blob
 from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face
-from vision.detector.onnx_backend import RUNNERS
+from vision.detector.model_files import open_onnx
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:
@@ -28,9 +27,7 @@ class CardClassifier:
 
     def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx"):
         self.path = Path(path)
-        if not self.path.exists():
-            raise CardrefError(f"{self.path}: classifier model not found")
-        self.run = RUNNERS[runtime](self.path, threads)
+        self.run = open_onnx(self.path, runtime, threads, "classifier model")
 
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(n, 54) card probabilities and (n,) each crop's probability of being a card at all.
