@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
+from referee import files
 from referee.errors import CardrefError
 from vision.layout import Layout
 
@@ -116,9 +117,9 @@ def write_mat(layout: Layout, out: str | Path, dpi: int = 150, paper: str | None
     px_per_cm = dpi / CM_PER_INCH
     mat = draw_mat(layout, px_per_cm)
     rgb = Image.fromarray(mat[..., ::-1])
-    out.parent.mkdir(parents=True, exist_ok=True)
     if paper is None:
-        rgb.save(out, dpi=(dpi, dpi)) if suffix == ".png" else rgb.save(out, "PDF", resolution=dpi)
+        with files.replacing(out) as tmp:
+            rgb.save(tmp, "PNG", dpi=(dpi, dpi)) if suffix == ".png" else rgb.save(tmp, "PDF", resolution=dpi)
         return out
     pages = []
     tile_list, (page_w, page_h) = tiles(layout, paper)
@@ -144,5 +145,6 @@ def write_mat(layout: Layout, out: str | Path, dpi: int = 150, paper: str | None
             cv2.LINE_AA,
         )
         pages.append(Image.fromarray(arr))
-    pages[0].save(out, "PDF", resolution=dpi, save_all=True, append_images=pages[1:])
+    with files.replacing(out) as tmp:
+        pages[0].save(tmp, "PDF", resolution=dpi, save_all=True, append_images=pages[1:])
     return out

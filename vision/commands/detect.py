@@ -15,6 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from referee.errors import CardrefError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -77,6 +78,13 @@ def video_frames(path: Path, stride: int, skipped: list[int]) -> Iterator[tuple[
         raise CardrefError(f"{path}: no frame could be decoded")
 
 
+def encode_jpeg(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", image)
+    if not ok:
+        raise CardrefError("cannot encode an annotated image as JPEG")
+    return data.tobytes()
+
+
 def run(args: argparse.Namespace) -> int:
     from referee.cards import CLASSES
     from vision.detector import load_detector
@@ -88,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
     if args.vid_stride < 1:
         raise CardrefError("--vid-stride: expected a positive number")
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
-    for folder in (args.save, args.save_txt):
+    for folder, what in ((args.save, "annotated images"), (args.save_txt, "label files")):
         if folder:
-            folder.mkdir(parents=True, exist_ok=True)
+            files.ensure_dir(folder, what)
     if args.save_txt:
-        (args.save_txt / "classes.txt").write_text("".join(f"{n}\n" for n in CLASSES))
+        files.write_text(args.save_txt / "classes.txt", "".join(f"{n}\n" for n in CLASSES))
     count = 0
     skipped: list[int] = []
     for name, image in frames(source, args.vid_stride, skipped):
@@ -101,9 +109,9 @@ def run(args: argparse.Namespace) -> int:
         found = " ".join(f"{n}({c:.2f})" for n, c in zip(det.names, det.confidence, strict=True))
         print(f"{name}: {len(det)} cards {found}")
         if args.save:
-            cv2.imwrite(str(args.save / f"{name}.jpg"), draw_detections(image, det))
+            files.write_bytes(args.save / f"{name}.jpg", encode_jpeg(draw_detections(image, det)))
         if args.save_txt:
             h, w = image.shape[:2]
-            (args.save_txt / f"{name}.txt").write_text(yolo_txt(det, w, h))
+            files.write_text(args.save_txt / f"{name}.txt", yolo_txt(det, w, h))
     print(f"{count} images analysed" + (f", {len(skipped)} unreadable frames skipped" if skipped else ""))
     return 0
