@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.errors import CardrefError
 from referee.paths import project_root
 
 HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
@@ -39,8 +40,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def holdout_dataset() -> Path:
+    from vision.synth.dataset import is_complete
+
     out = project_root() / HOLDOUT["out"]
-    if not (out / "data.yaml").exists():
+    if not is_complete(out):
         subprocess.run([sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out),
                         "--images", str(HOLDOUT["images"]), "--seed", str(HOLDOUT["seed"]),
                         "--recipe", str(project_root() / HOLDOUT["recipe"])], check=True)
@@ -81,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
         for split in ("train", "val"):
             if (root / "images" / split).is_dir():
                 samples += read_yolo_dataset(root, split)
+        if not root.is_dir():
+            raise CardrefError(f"{root}: no such dataset folder")
+        if not samples:
+            raise CardrefError(f"{root}: no images in images/train or images/val (an Ultralytics dataset)")
         results = run_detector(detector, samples)
         ev = evaluate(results, len(CLASSES))
         report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),
@@ -106,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
                   "delete it and run again to render it anew)")
     if not args.skip_real:
         samples = read_voc_folder(args.real)
+        if not samples:
+            raise CardrefError(f"{args.real}: no Pascal VOC labels (.xml) in this folder")
         every_box = run_detector(detector, samples)
         results = [to_ranks(r) for r in every_box]
         ev = evaluate(results, len(REAL_RANKS))

@@ -53,8 +53,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def synth_dataset(spec: dict) -> Path:
+    from vision.synth.dataset import is_complete
+
     out = project_root() / spec["out"]
-    if not (out / "data.yaml").exists():
+    if not is_complete(out):
         cmd = [sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out),
                "--images", str(spec["images"]), "--seed", str(spec["seed"])]
         if spec.get("recipe"):
@@ -64,12 +66,9 @@ def synth_dataset(spec: dict) -> Path:
 
 
 def config_stage(path: str) -> str:
-    import yaml
+    from referee import files
 
-    try:
-        raw = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{path}: cannot read detector config: {e}") from None
+    raw = files.read_yaml(path, "detector config")
     stage = raw.get("stage", "finder") if isinstance(raw, dict) else None
     if stage not in ("finder", "classifier", "not_a_card"):
         raise ConfigError(f"{path}: field 'stage': expected finder, classifier or not_a_card, got {stage!r}")
@@ -98,11 +97,11 @@ def run_classifier(args: argparse.Namespace) -> int:
 def existing_weights(path: str | Path | None) -> Path | None:
     """``--from`` checked before any work: a missing file is an error, not a traceback after
     minutes of crop extraction or mining."""
+    from vision.detector.model_files import check_weights
+
     if path is None:
         return None
-    if not Path(path).is_file():
-        raise ConfigError(f"{path}: --from weights not found (expected a .pt file)")
-    return Path(path)
+    return check_weights(path, "--from weights")
 
 
 def run_not_a_card(args: argparse.Namespace) -> int:
@@ -182,9 +181,13 @@ def require_training_extras() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.detector.train import TrainConfig, export_onnx, train
+    from vision.detector.train import TrainConfig, dataset_root, export_onnx, train
 
     require_training_extras()
+    existing_weights(args.start_from)  # before anything is rendered or mined
+    for d in args.data or []:
+        if str(d) != SYNTHETIC:
+            dataset_root(d)
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
     stage = config_stage(args.config)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.metrics import Evaluation, ImageResult, evaluate
@@ -36,11 +36,13 @@ def read_yolo_dataset(root: Path, split: str = "val") -> list[Sample]:
     samples = []
     for img in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         label = root / "labels" / split / f"{img.stem}.txt"
-        h, w = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_2).shape[:2]
-        h, w = h * 2, w * 2
+        gray = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_2)
+        if gray is None:
+            raise CardrefError(f"{img}: cannot read image")
+        h, w = gray.shape[0] * 2, gray.shape[1] * 2
         rows = []
         if label.exists():
-            for n, line in enumerate(label.read_text().splitlines(), 1):
+            for n, line in enumerate(files.read_text(label, "label").splitlines(), 1):
                 parts = line.split()
                 if not parts:
                     continue
@@ -61,15 +63,23 @@ def _rendered_cards(root: Path, split: str, stem: str, count: int) -> list[dict]
     quads = root / "quads" / split / f"{stem}.json"
     if not quads.exists():
         return None
-    cards = [c for c in json.loads(quads.read_text())["cards"] if c.get("labelled")]
+    listed = files.read_json_object(quads, "card record").get("cards")
+    if not isinstance(listed, list) or not all(isinstance(c, dict) for c in listed):
+        raise CardrefError(f"{quads}: field 'cards': expected a list of the rendered cards")
+    cards = [c for c in listed if c.get("labelled")]
     return cards if len(cards) == count else None
 
 
 def read_voc_folder(folder: Path) -> list[Sample]:
     """Pascal VOC photos labelled by rank (real_dev_edje): classes index REAL_RANKS."""
+    if not folder.is_dir():
+        raise CardrefError(f"{folder}: no such folder of labelled photos")
     samples = []
     for xml in sorted(folder.rglob("*.xml")):
-        root = ET.parse(xml).getroot()
+        try:
+            root = ET.fromstring(files.read_bytes(xml, "VOC label"))
+        except ET.ParseError as e:
+            raise CardrefError(f"{xml}:{e.position[0]}: not valid XML ({e})") from None
         img = xml.with_name(root.findtext("filename") or xml.stem + ".jpg")
         if not img.exists():
             img = next((xml.with_suffix(s) for s in (".JPG", ".jpg", ".png") if xml.with_suffix(s).exists()),
@@ -79,9 +89,11 @@ def read_voc_folder(folder: Path) -> list[Sample]:
             name = (obj.findtext("name") or "").strip().lower()
             if name not in VOC_RANK:
                 raise CardrefError(f"{xml}: unknown label {name!r} (expected {', '.join(VOC_RANK)})")
-            bb = obj.find("bndbox")
-            rows.append((REAL_RANKS.index(VOC_RANK[name]),
-                         *(float(bb.findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax"))))
+            try:
+                corners = [float(obj.find("bndbox").findtext(k)) for k in ("xmin", "ymin", "xmax", "ymax")]
+            except (AttributeError, TypeError, ValueError):
+                raise CardrefError(f"{xml}: object {name!r}: expected a bndbox of four numbers") from None
+            rows.append((REAL_RANKS.index(VOC_RANK[name]), *corners))
         arr = np.array(rows, float).reshape(-1, 5)
         samples.append(Sample(img, arr[:, 1:], arr[:, 0].astype(int)))
     return samples
@@ -228,8 +240,9 @@ def draw_worst(results: list[ImageResult], names: list[str], out: Path, count: i
     while len(tiles) % 4:
         tiles.append(np.full((480, 480, 3), 40, np.uint8))
     sheet = np.vstack([np.hstack(tiles[i : i + 4]) for i in range(0, len(tiles), 4)])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(out), sheet)
+    ok, png = cv2.imencode(".png", sheet)
+    if ok:
+        files.write_bytes(out, png.tobytes())
     return out
 
 
@@ -246,5 +259,4 @@ def summary(ev: Evaluation, names: list[str], top: int = 10) -> dict:
 
 
 def write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2))
+    files.write_json(path, data, indent=2)
