@@ -26,9 +26,9 @@ from referee.errors import CardrefError, FileError
 
 def _read_error(path: Path, what: str, e: OSError) -> FileError:
     if isinstance(e, IsADirectoryError) or path.is_dir():
-        return FileError(f"{path}: is a folder, expected a {what} file")
+        return FileError(f"{path}: is a folder, expected a file ({what})")
     if isinstance(e, FileNotFoundError):
-        return FileError(f"{path}: no such {what} file")
+        return FileError(f"{path}: no such file ({what})")
     return FileError(f"{path}: cannot read {what}: {e.strerror or e}")
 
 
