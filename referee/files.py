@@ -253,12 +253,27 @@ def repair_tail(path: str | Path) -> None:
         raise _write_error(p, e, "repair") from None
 
 
+def _ends_with_newline(path: Path) -> bool:
+    """Whether a file is empty or ends with a newline (one byte read, not the whole file)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.seek(0, os.SEEK_END) == 0:
+                return True
+            fh.seek(-1, os.SEEK_END)
+            return fh.read(1) == b"\n"
+    except OSError:
+        return True  # a device such as /dev/full: nothing to repair, the append says what fails
+
+
 def append_line(path: str | Path, line: str) -> None:
     """Append one line with a single write and fsync. A torn last line (killed mid-write) is
-    the only possible damage; readers leave it out and :func:`repair_tail` cuts it."""
+    the only possible damage; readers leave it out, and the next append repairs it first
+    (:func:`repair_tail`)."""
     p = Path(path)
     if not p.exists():
         ensure_dir(p.parent, f"file {p.name}")
+    elif not _ends_with_newline(p):
+        repair_tail(p)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     try:
         fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

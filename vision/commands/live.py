@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from referee.errors import CardrefError
+from referee.errors import CardrefError, ObservationError
 
 KEYS = "123456789"
 
@@ -176,9 +176,9 @@ def run(args: argparse.Namespace) -> int:
                 answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
-                try:
+                try:  # checked when typed; a game type's own field check may still refuse it
                     tell(camera.answer(waiting.pop(0), item.index, item.time))
-                except CardrefError as e:
+                except ObservationError as e:
                     print(f"cardref live: error: {e}", flush=True)
             if not args.headless:
                 image = item.image.copy()
