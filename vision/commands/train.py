@@ -181,16 +181,21 @@ def require_training_extras() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision.detector.classifier_train import ClassifierConfig
+    from vision.detector.not_a_card import NotACardConfig
     from vision.detector.train import TrainConfig, dataset_root, export_onnx, train
 
     require_training_extras()
-    existing_weights(args.start_from)  # before anything is rendered or mined
+    # Everything given is checked before anything is rendered, mined or trained.
+    stage = config_stage(args.config)
+    recipes = {"finder": TrainConfig, "classifier": ClassifierConfig, "not_a_card": NotACardConfig}
+    recipes[stage].load(args.config)
+    existing_weights(args.start_from)
     for d in args.data or []:
         if str(d) != SYNTHETIC:
             dataset_root(d)
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
-    stage = config_stage(args.config)
     if stage == "classifier":
         return run_classifier(args)
     if stage == "not_a_card":

@@ -17,7 +17,7 @@ def check_model_file(path: str | Path, what: str = "model",
     if p.is_dir():
         raise CardrefError(f"{p}: is a folder, expected a {what} file ({' or '.join(suffixes)})")
     if not p.exists():
-        raise CardrefError(f"{p}: {what} not found")
+        raise CardrefError(f"{p}: {what} not found (expected a {' or '.join(suffixes)} file)")
     if p.suffix not in suffixes:
         raise CardrefError(f"{p}: expected a {what} file ending {' or '.join(suffixes)}")
     return p

@@ -11,13 +11,13 @@ and the replaced files stay in the run folder, so nothing is lost either way.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.evaluate import IMAGE_SUFFIXES, Sample, read_yolo_dataset, run_detector
@@ -208,5 +208,5 @@ def retrain(job: RetrainJob, log: Callable[[str], None] = print) -> Decision:
         install(candidate, job.models, backup)
     decision = Decision(old, new, better, reason, str(candidate), str(backup) if better else None)
     record = {**asdict(decision), "collected": [str(d) for d in job.collected], "models": str(job.models)}
-    (job.out / "retrain.json").write_text(json.dumps(record, indent=1))
+    files.write_json(job.out / "retrain.json", record)
     return decision

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from referee.paths import project_root
@@ -73,10 +74,9 @@ def merged_data_yaml(datasets: list[Path], out: Path) -> Path:
         train.append(str((root / "images" / "train").resolve()))
         if (root / "images" / "val").is_dir():
             val.append(str((root / "images" / "val").resolve()))
-    out.parent.mkdir(parents=True, exist_ok=True)
     spec = {"path": str(out.parent.resolve()), "train": train, "val": val or train,
             "names": {i: n for i, n in enumerate(CLASSES)}}
-    out.write_text(yaml.safe_dump(spec, sort_keys=False))
+    files.write_text(out, yaml.safe_dump(spec, sort_keys=False))
     return out
 
 
