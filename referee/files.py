@@ -119,18 +119,18 @@ def jsonl_lines(data: bytes, path: str | Path) -> list[tuple[int, str]]:
     return out
 
 
-def read_jsonl_lines(path: str | Path, what: str = "input") -> list[tuple[int, str]]:
-    """:func:`jsonl_lines` of a file; a missing file reads as empty."""
+def read_jsonl_lines(path: str | Path, what: str = "input", missing_ok: bool = True) -> list[tuple[int, str]]:
+    """:func:`jsonl_lines` of a file; a missing file reads as empty when ``missing_ok``."""
     p = Path(path)
-    if not p.exists():
+    if missing_ok and not p.exists():
         return []
     return jsonl_lines(read_bytes(p, what), p)
 
 
-def read_jsonl(path: str | Path, what: str = "input") -> list[tuple[int, Any]]:
+def read_jsonl(path: str | Path, what: str = "input", missing_ok: bool = True) -> list[tuple[int, Any]]:
     """(line number, decoded value) of each line of a JSON Lines file (see :func:`jsonl_lines`);
-    a missing file reads as empty."""
-    return [(n, parse_json(ln, f"{path}:{n}")) for n, ln in read_jsonl_lines(path, what)]
+    a missing file reads as empty when ``missing_ok``."""
+    return [(n, parse_json(ln, f"{path}:{n}")) for n, ln in read_jsonl_lines(path, what, missing_ok)]
 
 
 def _is_json(text: str) -> bool:

@@ -62,6 +62,9 @@ def d(tmp_path_factory) -> Path:
     (d / "answers.jsonl").write_text('{"type": "answer"}\n')
     (d / "dataset" / "images" / "train").mkdir(parents=True)  # a dataset with no frames yet
     (d / "dataset" / "labels" / "train").mkdir(parents=True)
+    (d / "players").mkdir()  # a rendered game whose record is not UTF-8
+    (d / "players" / "observations.jsonl").write_bytes(LATIN1)
+    (d / "players" / "labels.jsonl").write_text('{"frame": 0, "obs": 0}\n')
     review = d / "review"
     (review / "images" / "train").mkdir(parents=True)
     (review / "review.jsonl").write_bytes(b'{"image": "caf\xe9"}\n')
@@ -190,6 +193,8 @@ CASES = [
          *REPLAY, "--out", "{d}/r10", "--calibration", "{d}/calib_list.json"),
     case("replay-players-empty", "--players {d}/empty",
          *REPLAY, "--out", "{d}/r11", "--players", "{d}/empty"),
+    case("replay-players-latin1", "{d}/players/observations.jsonl:1: not UTF-8",
+         *REPLAY, "--out", "{d}/r12", "--players", "{d}/players"),
     # live
     case("live-model-onnx", "{d}/garbage.onnx: not an ONNX model",
          *LIVE, VIDEO, "--log", "{d}/l1.jsonl", "--model", "{d}/garbage.onnx"),

@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"cardref: error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    if hasattr(sys.stdin, "reconfigure"):  # typed bytes that are not UTF-8 become an error line
+        sys.stdin.reconfigure(errors="replace")
     module = importlib.import_module(COMMANDS[name][0])
     parser: argparse.ArgumentParser = module.build_parser(f"cardref {name}")
     args = parser.parse_args(rest)

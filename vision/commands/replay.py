@@ -68,9 +68,7 @@ def recorded_detector(path: Path):
     from vision.pipeline import detections_from_record
 
     by_frame: dict[int, Detections] = {}
-    if not path.exists():
-        raise CardrefError(f"{path}: no such detections file")
-    for n, r in files.read_jsonl(path, "detections"):
+    for n, r in files.read_jsonl(path, "detections", missing_ok=False):
         try:
             by_frame[int(r["frame"])] = detections_from_record(r)
         except (KeyError, TypeError, ValueError, IndexError) as e:
@@ -156,7 +154,12 @@ def run(args: argparse.Namespace) -> int:
             raise CardrefError(
                 f"--players {args.players}: expected a game rendered by cardref render-game (no {missing[0]})"
             )
-        players = TablePlayers(args.players, layout)
+        try:
+            players = TablePlayers(args.players, layout)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise CardrefError(
+                f"--players {args.players}: not a game rendered by cardref render-game ({e!r})"
+            ) from None
         answers = []  # the players answer
     if args.detections:
         detect = recorded_detector(args.detections)
