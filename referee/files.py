@@ -11,6 +11,7 @@ the next one is appended.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import json
@@ -41,7 +42,10 @@ def read_bytes(path: str | Path, what: str = "input") -> bytes:
 
 
 def decode(data: bytes, path: str | Path) -> str:
-    """UTF-8 text of ``data``; a byte that is not names its line and column."""
+    """UTF-8 text of ``data`` (a byte-order mark, as some editors write, is dropped); a byte
+    that is not UTF-8 names its line and column."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

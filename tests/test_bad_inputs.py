@@ -167,6 +167,7 @@ CASES = [
     case("detect-save-txt-file", "{d}/file.jpg: is a file, expected a folder",
          "detect", VIDEO, "--vid-stride", "2000", "--save-txt", "{d}/file.jpg"),
     case("detect-empty-folder", "{d}/empty: no images", "detect", "{d}/empty"),
+    case("detect-imgsz", "--imgsz: expected 32..4096", "detect", VIDEO, "--imgsz", "-5"),
     # replay
     case("replay-out-file", "{d}/file.jpg: is a file, expected a folder", *REPLAY, "--out", "{d}/file.jpg"),
     case("replay-out-under-file", "{d}/file.jpg is a file, not a folder",
@@ -209,6 +210,8 @@ CASES = [
     case("live-camera-garbage", "{d}/garbage.mp4: cannot open video",
          *LIVE, "{d}/garbage.mp4", "--log", "{d}/l4.jsonl"),
     case("live-camera-superscript", "²: not a camera index", *LIVE, "²", "--log", "{d}/l5.jsonl"),
+    case("live-save-calibration-folder", "--save-calibration {d}/folder: is a folder",
+         *LIVE, VIDEO, "--log", "{d}/l6.jsonl", "--save-calibration", "{d}/folder"),
     # calibrate, collect, review, mat
     case("calibrate-out-folder", "{d}/folder: is a folder",
          "calibrate", "royal_family", "--camera", VIDEO, "--out", "{d}/folder"),
@@ -216,6 +219,8 @@ CASES = [
          "calibrate", "royal_family", "--camera", VIDEO, "--corners", "1,2 3"),
     case("calibrate-camera-garbage", "{d}/garbage.mp4: cannot open video",
          "calibrate", "royal_family", "--camera", "{d}/garbage.mp4"),
+    case("calibrate-out-full", "/dev/full: cannot write: the disk is full",
+         "calibrate", "royal_family", "--camera", VIDEO, "--out", "/dev/full"),
     case("collect-out-file", "{d}/file.jpg: not a folder",
          "collect", "--camera", VIDEO, "--out", "{d}/file.jpg"),
     case("collect-model-onnx", "{d}/garbage.onnx: not an ONNX model",
@@ -227,6 +232,8 @@ CASES = [
     case("review-manifest-latin1", "{d}/review/review.jsonl:1: not UTF-8",
          "review", "{d}/review", "--html", "{d}/review.html"),
     case("review-html-folder", "{d}/folder: is a folder", "review", "{d}/dataset", "--html", "{d}/folder"),
+    case("review-html-full", "/dev/full: cannot write: the disk is full",
+         "review", "{d}/dataset", "--html", "/dev/full"),
     case("mat-out-folder", "{d}/folder: expected a .png or .pdf file name",
          "mat", "royal_family", "--out", "{d}/folder"),
     case("mat-out-under-file", "{d}/file.jpg: is a file",
@@ -263,6 +270,8 @@ CASES = [
          "render-game", "royal_family", "--out", "{d}/file.jpg", "--max-moves", "1"),
     case("synth-recipe-syntax", "{d}/syntax.yaml:2: not valid YAML",
          "synth", "--out", "{d}/s1", "--images", "1", "--recipe", "{d}/syntax.yaml"),
+    case("synth-out-file", "{d}/file.jpg is a file, not a folder",
+         "synth", "--out", "{d}/file.jpg", "--images", "1"),
 ]
 
 

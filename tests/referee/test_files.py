@@ -24,6 +24,12 @@ def test_a_byte_that_is_not_utf8_names_its_line_and_column(tmp_path):
         files.read_text(path)
 
 
+def test_a_byte_order_mark_is_read_past(tmp_path):
+    path = tmp_path / "obs.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\n')
+    assert files.read_jsonl(path) == [(1, {"a": 1})]
+
+
 @pytest.mark.parametrize(("text", "line"), [("a: 1\nb: [1, 2\nc: 3\n", 3), ("a: 1\n  b: 2\n", 2)])
 def test_yaml_errors_are_one_line_with_the_line_number(tmp_path, text, line):
     path = tmp_path / "c.yaml"

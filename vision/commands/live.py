@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import Frame, open_source
 
     game = game_from_args(args)
+    if args.save_calibration is not None and args.save_calibration.is_dir():
+        raise CardrefError(f"--save-calibration {args.save_calibration}: is a folder, expected a file name")
     # The source before the model: a wrong source is the likelier mistake.
     source = open_source(args.camera, realtime=args.realtime)
     log = args.log or Path(f"cardref-{args.game}.jsonl")

@@ -29,6 +29,8 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     a model exported with dynamic shapes (the shipped one) at another input size."""
     from vision.detector.model_files import check_model_file
 
+    if imgsz is not None and not 32 <= imgsz <= 4096:
+        raise CardrefError(f"--imgsz: expected 32..4096 pixels, got {imgsz}")
     p = check_model_file(path or shipped_model(), "detector model")
     backend = backend or ("ultralytics" if p.suffix == ".pt" else "onnx")
     if backend not in BACKENDS:

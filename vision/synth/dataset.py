@@ -149,7 +149,7 @@ def generate(
     Art(rec)  # fail early, with a clear error, when the art cache is missing
     for sub in ("images", "labels", "quads"):
         for split in ("train", "val"):
-            (out / sub / split).mkdir(parents=True, exist_ok=True)
+            files.ensure_dir(out / sub / split, "synthetic set")
     job = Job(str(out), rec.source, layout, seed, imgsz, val_every)
     (out / "data.yaml").unlink(missing_ok=True)  # the set is whole again only when rendered
     workers = workers or os.cpu_count() or 1
