@@ -35,6 +35,11 @@ def read_log(path: str | Path) -> LogContents:
     if not (isinstance(header, dict) and header.get("type") == "header"
             and isinstance(header.get("game"), str)):
         raise ObservationError(f"{where(str(p), n)}: expected a header with type 'header' and 'game'")
+    version = header.get("format", FORMAT_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+        raise ObservationError(
+            f"{where(str(p), n, 'format')}: expected a log format 1..{FORMAT_VERSION}, got {version!r}"
+        )
     variants = header.get("variants", {})
     if not isinstance(variants, dict):
         raise ObservationError(f"{where(str(p), n, 'variants')}: expected a mapping of rule variants")

@@ -46,6 +46,7 @@ def d(tmp_path_factory) -> Path:
     header = {"type": "header", "format": 1, "game": "royal_family"}
     (d / "variants.jsonl").write_text(json.dumps({**header, "variants": "x"}) + "\n")
     (d / "gamenum.jsonl").write_text(json.dumps({**header, "game": 5}) + "\n")
+    (d / "format.jsonl").write_text(json.dumps({**header, "format": 99}) + "\n")
     (d / "wrongvalue.jsonl").write_text(json.dumps({**header, "variants": {"max_rounds": "x"}}) + "\n")
     (d / "garbage.onnx").write_bytes(noise(5000))
     (d / "garbage.pt").write_bytes(noise(5000))
@@ -118,6 +119,8 @@ CASES = [
          "referee", "royal_family", OBS, "{d}/moves.jsonl", "--log", "{d}/variants.jsonl"),
     case("referee-log-game", "{d}/gamenum.jsonl:1: expected a header",
          "referee", "royal_family", OBS, "{d}/moves.jsonl", "--log", "{d}/gamenum.jsonl"),
+    case("referee-log-format", "{d}/format.jsonl:1: field 'format'",
+         "referee", "royal_family", OBS, "{d}/moves.jsonl", "--log", "{d}/format.jsonl"),
     case("referee-log-value", "{d}/wrongvalue.jsonl:1: field 'variants.max_rounds'",
          "referee", "royal_family", OBS, "{d}/moves.jsonl", "--log", "{d}/wrongvalue.jsonl"),
     case("referee-log-folder", "{d}/folder.jsonl: is a folder",
