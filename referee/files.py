@@ -183,6 +183,8 @@ def temporary_beside(path: str | Path) -> Path:
     p = Path(path)
     if p.is_dir():
         raise FileError(f"{p}: is a folder, expected a file name")
+    if p.exists() and not p.is_file():  # a device: renaming over it would replace it
+        raise FileError(f"{p}: not a regular file, expected a file name")
     ensure_dir(p.parent, f"file {p.name}")
     return p.with_name(f".{p.stem}.{os.getpid()}.tmp{p.suffix}")
 
@@ -198,7 +200,15 @@ def move_into_place(tmp: Path, path: str | Path) -> None:
 @contextlib.contextmanager
 def replacing(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to (a library's ``save``); moved over
-    ``path`` when the block ends without error, removed otherwise."""
+    ``path`` when the block ends without error, removed otherwise. A device (/dev/stdout,
+    /dev/full) is written straight, never renamed over."""
+    p = Path(path)
+    if p.exists() and not p.is_file() and not p.is_dir():
+        try:
+            yield p
+        except OSError as e:
+            raise _write_error(p, e) from None
+        return
     tmp = temporary_beside(path)
     try:
         yield tmp
@@ -212,13 +222,6 @@ def replacing(path: str | Path) -> Iterator[Path]:
 def write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically; a failure (disk full) leaves no trace and says so."""
     p = Path(path)
-    if p.is_char_device():  # /dev/stdout, /dev/full: no folder to rename in, write straight
-        try:
-            with open(p, "wb") as f:
-                f.write(data)
-        except OSError as e:
-            raise _write_error(p, e) from None
-        return
     with replacing(p) as tmp, open(tmp, "wb") as f:
         f.write(data)
         f.flush()

@@ -81,6 +81,10 @@ def test_write_errors_say_what_is_in_the_way(tmp_path):
         files.write_text("/dev/full", "x")
     with pytest.raises(FileError, match="^/dev/full: cannot append to: the disk is full$"):
         files.append_line(Path("/dev/full"), "{}")
+    with pytest.raises(FileError, match="^/dev/full: cannot write: the disk is full$"), \
+            files.replacing("/dev/full") as target:
+        Path(target).write_bytes(b"x")
+    assert Path("/dev/full").is_char_device()  # written to, never renamed over
 
 
 def test_a_closed_pipe_ends_cardref_quietly(tmp_path):
