@@ -60,3 +60,25 @@ def test_referee_resumes_a_log_whose_last_newline_is_missing(tmp_path, observati
     r = cardref("referee", "royal_family", "--observations", str(obs), "--log", str(log))
     assert r.returncode == 0, r.stderr
     assert logged(log) == [o.to_json() for o in observations]
+
+
+def test_a_log_cut_at_any_byte_of_its_last_lines_resumes_to_the_whole_game(tmp_path, observations):
+    """Every place a kill can cut the last two writes: the resumed game, fed what was not yet
+    logged, logs every observation once and ends in the state of the game never cut."""
+    from referee.commands.common import open_referee
+
+    game = load_game("royal_family")
+    whole = tmp_path / "whole.jsonl"
+    ref, _ = open_referee(game, str(whole))
+    for o in observations:
+        ref.feed(o)
+    data = whole.read_bytes()
+    start = data.rstrip(b"\n").rfind(b"\n", 0, data.rstrip(b"\n").rfind(b"\n")) + 1
+    for cut in range(start, len(data) + 1):
+        log = tmp_path / f"cut{cut}.jsonl"
+        log.write_bytes(data[:cut])
+        resumed, replayed = open_referee(game, str(log))
+        for o in observations[replayed:]:
+            resumed.feed(o)
+        assert logged(log) == [o.to_json() for o in observations], cut
+        assert resumed.snapshot() == ref.snapshot(), cut
