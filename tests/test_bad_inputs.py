@@ -131,6 +131,9 @@ CASES = [
          "referee", "royal_family", OBS, "{d}/moves.jsonl", "--log", "{d}/file.jpg/g.jsonl"),
     case("referee-set", "variant 'max_rounds': expected an integer",
          "referee", "royal_family", OBS, "{d}/moves.jsonl", "--set", "max_rounds=x"),
+    case("referee-option", "the following arguments are required: --observations", "referee", "royal_family"),
+    case("detect-option-type", "argument --vid-stride: invalid int value: 'abc'",
+         "detect", VIDEO, "--vid-stride", "abc"),
     # game and layout configs
     case("config-min", "royal_family.yaml: field 'variants.max_rounds'.min: expected an integer",
          "referee", "royal_family", OBS, "{d}/moves.jsonl", home="home_min"),

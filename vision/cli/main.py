@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdin.reconfigure(errors="replace")
     module = importlib.import_module(COMMANDS[name][0])
     parser: argparse.ArgumentParser = module.build_parser(f"cardref {name}")
+    # A mistyped option is one line too, not the usage block (``--help`` shows that).
+    parser.error = lambda message: sys.exit(_error(name, f"{message} (see cardref {name} --help)"))
     args = parser.parse_args(rest)
     try:
         return int(module.run(args) or 0)
