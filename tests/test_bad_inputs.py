@@ -56,6 +56,8 @@ def d(tmp_path_factory) -> Path:
     (d / "garbage.jpg").write_bytes(noise(2000))
     (d / "syntax.yaml").write_text("epochs: [1, 2\nimgsz: 640\n")
     (d / "list.yaml").write_text("- 1\n- 2\n")
+    (d / "options.yaml").write_text("decks: [kde-standard]\noptions: 5\n")
+    (d / "circle.yaml").write_text(f"extends: {d / 'circle.yaml'}\n")
     (d / "epochs.yaml").write_text("model: yolo11n.pt\nepochs: abc\n")
     (d / "calib_fields.json").write_text('{"method": 5}')
     (d / "calib_list.json").write_text("[]")
@@ -272,6 +274,10 @@ CASES = [
     # render-game and synth
     case("render-recipe-latin1", "{d}/latin1.yaml:2: not UTF-8",
          "render-game", "royal_family", "--out", "{d}/g1", "--recipe", "{d}/latin1.yaml"),
+    case("render-recipe-options", "{d}/options.yaml: field 'options'",
+         "render-game", "royal_family", "--out", "{d}/g2", "--recipe", "{d}/options.yaml"),
+    case("render-recipe-circle", "{d}/circle.yaml: field 'extends'",
+         "render-game", "royal_family", "--out", "{d}/g3", "--recipe", "{d}/circle.yaml"),
     case("render-out-file", "{d}/file.jpg is a file",
          "render-game", "royal_family", "--out", "{d}/file.jpg", "--max-moves", "1"),
     case("synth-recipe-syntax", "{d}/syntax.yaml:2: not valid YAML",

@@ -49,13 +49,19 @@ def load_manifest(root: Path | None = None) -> dict:
     return files.read_json_object(path, "card art manifest")
 
 
-def load_recipe(path: str | Path) -> Recipe:
+def load_recipe(path: str | Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     p = Path(path)
     if not p.exists() and not p.suffix:
         p = datasets_dir() / "recipes" / f"{path}.yaml"
+    if p.resolve() in _seen:
+        raise ConfigError(f"{p}: field 'extends': the recipes extend each other in a circle")
     data = files.read_yaml(p, "recipe")
+    if isinstance(data, dict) and not isinstance(data.get("options") or {}, dict):
+        raise ConfigError(f"{p}: field 'options': expected a mapping, got {data['options']!r}")
     if isinstance(data, dict) and "extends" in data:  # another recipe's decks, other options
-        base = load_recipe(str(data["extends"]))
+        if not isinstance(data["extends"], str):
+            raise ConfigError(f"{p}: field 'extends': expected a recipe name, got {data['extends']!r}")
+        base = load_recipe(data["extends"], (*_seen, p.resolve()))
         data = {"decks": list(base.decks), **data, "options": {**base.options, **(data.get("options") or {})}}
     if not isinstance(data, dict) or not isinstance(data.get("decks"), list) or not data["decks"]:
         raise ConfigError(f"{p}: field 'decks': expected a non-empty list of deck names")
