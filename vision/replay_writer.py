@@ -43,6 +43,8 @@ class ReplayWriter:
         if write_video:
             # Written under a temporary name and moved into place at the end: a killed replay
             # leaves no annotated.mp4 that does not play.
+            for stale in out.glob(".annotated.*.tmp.mp4"):  # left by a replay that was killed
+                stale.unlink(missing_ok=True)
             self.video_tmp = files.temporary_beside(out / "annotated.mp4")
             self.video = cv2.VideoWriter(
                 str(self.video_tmp), cv2.VideoWriter_fourcc(*"mp4v"), source.fps or 30.0, source.size

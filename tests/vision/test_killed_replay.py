@@ -28,5 +28,6 @@ def test_a_killed_replay_leaves_no_broken_video_and_a_whole_one_plays(game_video
     assert not (out / "annotated.mp4").exists()
     whole = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert whole.returncode == 0, whole.stderr
+    assert not list(out.glob(".annotated.*"))  # the killed one's temporary is gone too
     cap = cv2.VideoCapture(str(out / "annotated.mp4"))
     assert cap.isOpened() and cap.read()[0] and int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) > 0
