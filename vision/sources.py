@@ -125,10 +125,7 @@ class VideoSource(FrameSource):
     def _read(self, index: int, grab_only: bool = False) -> tuple[bool, np.ndarray | None]:
         """Read frame ``index``: (True, image); (False, None) for an unreadable frame to skip;
         raises _EndOfVideo at the end of the video."""
-        ok = self.cap.grab() if grab_only else None
-        image = None
-        if not grab_only:
-            ok, image = self.cap.read()
+        ok, image = (self.cap.grab(), None) if grab_only else self.cap.read()
         if ok:
             self._end_gap()
             return True, image
