@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from referee import files
 from referee.errors import ConfigError
 from referee.paths import configs_dir
 
@@ -69,14 +68,7 @@ def load_game_config(
 ) -> GameConfig:
     """Read a game's YAML and apply overrides; every error names the file and field."""
     p = Path(path) if path else game_config_path(name)
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise ConfigError(f"{p}{line}: not valid YAML: {getattr(e, 'problem', e)}") from None
+    raw = files.read_yaml(p, "game config")
     if not isinstance(raw, dict) or raw.get("game") != name:
         raise ConfigError(f"{p}: field 'game': expected {name!r}")
     variants = raw.get("variants") or {}
@@ -88,15 +80,16 @@ def load_game_config(
         if not isinstance(entry, dict) or ("choices" not in entry and "min" not in entry):
             raise ConfigError(f"{loc}: expected a mapping with 'choices' or 'min'/'max'")
         if "choices" in entry:
-            choices = tuple(entry["choices"])
+            choices = entry["choices"]
+            if not isinstance(choices, list) or not all(isinstance(c, str | int | bool) for c in choices):
+                raise ConfigError(f"{loc}.choices: expected a list of names or numbers, got {choices!r}")
             if not choices:
                 raise ConfigError(f"{loc}: 'choices' is empty")
-            spec = VariantSpec(key, choices[0], choices, doc=str(entry.get("doc", "")))
+            spec = VariantSpec(key, choices[0], tuple(choices), doc=str(entry.get("doc", "")))
         else:
-            spec = VariantSpec(
-                key, int(entry["default"]), (), int(entry["min"]),
-                int(entry["max"]) if "max" in entry else None, str(entry.get("doc", "")),
-            )
+            low, high = _integer(entry, "min", loc), _integer(entry, "max", loc, required=False)
+            spec = VariantSpec(key, _integer(entry, "default", loc), (), low, high, str(entry.get("doc", "")))
+            spec.coerce(spec.default, f"{loc}.default")
         specs[key] = spec
     values = {k: s.default for k, s in specs.items()}
     for key, value in (overrides or {}).items():
@@ -106,6 +99,16 @@ def load_game_config(
             )
         values[key] = specs[key].coerce(value, str(p))
     return GameConfig(name, values, specs, str(p))
+
+
+def _integer(entry: dict[str, Any], field: str, loc: str, required: bool = True) -> int | None:
+    """An integer field of a variant's entry, or a one-line error naming it."""
+    if field not in entry and not required:
+        return None
+    value = entry.get(field)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{loc}.{field}: expected an integer, got {value!r}")
+    return value
 
 
 def parse_set_options(items: list[str] | None) -> dict[str, str]:

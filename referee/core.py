@@ -263,6 +263,14 @@ class Referee:
     def start(self) -> list[Announcement]:
         return self.game.start_announcements(self.state)
 
+    def validate(self, obs: Observation, loc: str = "") -> None:
+        """Raise ObservationError for a malformed observation, as :meth:`feed` would, without
+        feeding it: a game's own types, or a ``rename`` (which any game's referee takes)."""
+        if obs.type == "rename":
+            self._check_rename(obs, loc)
+        else:
+            self.game.validate(obs, loc)
+
     def feed(self, obs: Observation, loc: str = "") -> list[Announcement]:
         if obs.type == "rename":
             new, at, swap = self._check_rename(obs, loc)

@@ -7,6 +7,11 @@ class CardrefError(Exception):
     """Base of the errors the command line reports as one line and a non-zero exit."""
 
 
+class FileError(CardrefError):
+    """A file that cannot be read or written: missing, a folder, not UTF-8, not JSON or YAML,
+    a full disk, a file where a folder should be."""
+
+
 class ConfigError(CardrefError):
     """A game or layout configuration that cannot be used."""
 

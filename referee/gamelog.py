@@ -9,11 +9,11 @@ a log written under other rules still replays, but :func:`version_note` says so.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee import files
 from referee.errors import ObservationError, where
 from referee.observations import FORMAT_VERSION, Observation
 
@@ -48,32 +48,30 @@ def _header_rules_version(header: dict, path: Path) -> int | None:
 
 
 def read_log(path: str | Path) -> LogContents:
+    """The header and observations of a game log. A torn last line (a crash mid-write) was
+    never acted on and is left out; a last line complete but for its newline is kept."""
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise ObservationError(f"{p}: cannot read game log: {e.strerror}") from None
+    lines = files.jsonl_lines(files.read_bytes(p, "game log"), p)
     if not lines:
         raise ObservationError(f"{p}: empty game log (expected a header line)")
-    try:
-        header = json.loads(lines[0])
-    except json.JSONDecodeError as e:
-        raise ObservationError(f"{where(str(p), 1)}: header is not valid JSON: {e.msg}") from None
-    if not isinstance(header, dict) or header.get("type") != "header" or "game" not in header:
-        raise ObservationError(f"{where(str(p), 1)}: expected a header with type 'header' and 'game'")
-    observations = []
-    for n, line in enumerate(lines[1:], 2):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            if n == len(lines):  # a line cut short by a crash: it was never acted on
-                break
-            raise ObservationError(f"{where(str(p), n)}: not valid JSON") from None
-        observations.append(Observation.from_json(obj, where(str(p), n)))
-    return LogContents(header["game"], dict(header.get("variants", {})), observations,
-                       _header_rules_version(header, p))
+    n, first = lines[0]
+    header = files.parse_json(first, where(str(p), n), ObservationError)
+    if not (isinstance(header, dict) and header.get("type") == "header"
+            and isinstance(header.get("game"), str)):
+        raise ObservationError(f"{where(str(p), n)}: expected a header with type 'header' and 'game'")
+    version = header.get("format", FORMAT_VERSION)
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= FORMAT_VERSION:
+        raise ObservationError(
+            f"{where(str(p), n, 'format')}: expected a log format 1..{FORMAT_VERSION}, got {version!r}"
+        )
+    variants = header.get("variants", {})
+    if not isinstance(variants, dict):
+        raise ObservationError(f"{where(str(p), n, 'variants')}: expected a mapping of rule variants")
+    observations = [
+        Observation.from_json(files.parse_json(line, where(str(p), n), ObservationError), where(str(p), n))
+        for n, line in lines[1:]
+    ]
+    return LogContents(header["game"], dict(variants), observations, _header_rules_version(header, p))
 
 
 class GameLog:
@@ -85,25 +83,14 @@ class GameLog:
             existing = read_log(self.path)
             if existing.game != game:
                 raise ObservationError(f"{self.path}: log is of game {existing.game!r}, not {game!r}")
-            self._truncate_partial_line()
+            files.repair_tail(self.path)
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             header = {"type": "header", "format": FORMAT_VERSION, "game": game, "rules": rules_version,
                       "variants": variants}
             self._write(json.dumps(header, sort_keys=True))
 
-    def _truncate_partial_line(self) -> None:
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            keep = data.rfind(b"\n") + 1
-            with self.path.open("r+b") as fh:
-                fh.truncate(keep)
-
     def _write(self, line: str) -> None:
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        files.append_line(self.path, line)
 
     def append(self, obs: Observation) -> None:
         self._write(obs.to_line())

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee import files
 from referee.cards import Card, CardError
 from referee.errors import ObservationError, where
 
@@ -142,7 +143,7 @@ def parse_short(text: str) -> Observation:
     if head == "answer":
         if len(rest) != 1:
             raise ObservationError("expected 'answer CHOICE'")
-        choice: str | int = int(rest[0]) if rest[0].isdigit() else rest[0]
+        choice: str | int = int(rest[0]) if re.fullmatch(r"[0-9]+", rest[0]) else rest[0]
         return Observation.answer(choice)
     data: dict[str, Any] = {}
     for token in rest:
@@ -158,7 +159,7 @@ def parse_short(text: str) -> Observation:
 def _parse_value(value: str) -> Any:
     if "," in value:
         return [_parse_value(v) for v in value.split(",") if v]
-    if re.fullmatch(r"-?\d+", value):
+    if re.fullmatch(r"-?[0-9]+", value):
         return int(value)
     return value
 
@@ -167,18 +168,11 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, Observation]]:
     """Yield (line number, observation) for each non-blank line of a JSONL file. A game log
     (``--log``) reads as its observations: its header line is skipped."""
     p = Path(path)
-    try:
-        fh = p.open(encoding="utf-8")
-    except OSError as e:
-        raise ObservationError(f"{p}: cannot read: {e.strerror}") from None
-    with fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ObservationError(f"{where(str(p), n)}: not valid JSON: {e.msg}") from None
-            if n == 1 and isinstance(obj, dict) and obj.get("type") == "header":
-                continue
-            yield n, Observation.from_json(obj, where(str(p), n))
+    text = files.read_text(p, "observations")
+    for n, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        obj = files.parse_json(line, where(str(p), n), ObservationError)
+        if n == 1 and isinstance(obj, dict) and obj.get("type") == "header":
+            continue
+        yield n, Observation.from_json(obj, where(str(p), n))

@@ -128,3 +128,19 @@ def test_help_for_every_command():
     for name in ("referee", "play", "simulate"):
         r = cardref(name, "--help")
         assert r.returncode == 0 and "usage: cardref " + name in r.stdout
+
+
+def test_play_takes_a_strange_digit_as_a_word_and_goes_on(game_file):
+    """``answer ²`` (a digit Python's isdigit accepts and int refuses) crashed ``play``."""
+    typed = "\n".join(json_to_short(line) for line in game_file.read_text().splitlines())
+    r = cardref("play", "royal_family", stdin="answer \u00b2\n\u00b2\n" + typed + "\n")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "[RESULT]" in r.stdout
+
+
+def test_play_takes_typed_bytes_that_are_not_utf8_as_an_error_line():
+    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "play", "royal_family"],
+                       input=b"caf\xe9 draw_pile -> flop_1\nquit\n", capture_output=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})  # as a UTF-8 locale reads
+    assert r.returncode == 0 and b"Traceback" not in r.stderr
+    assert r.stderr.decode().startswith("error: not a card: 'caf")

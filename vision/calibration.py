@@ -9,13 +9,13 @@ ArUco markers (:func:`from_markers`), from four table corners clicked once
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from referee import files
 from referee.errors import CardrefError
 from vision.layout import Layout
 from vision.mat import aruco_dictionary
@@ -49,19 +49,13 @@ class Calibration:
     def save(self, path: str | Path) -> Path:
         path = Path(path)
         data = {"format": FORMAT, **asdict(self), "H": self.H.tolist()}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(path)
+        files.write_json(path, data)
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
         path = Path(path)
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError) as e:
-            raise CardrefError(f"{path}: cannot read calibration: {e}") from None
+        data = files.read_json_object(path, "calibration")
         try:
             H = np.array(data["H"], float)
             if H.shape != (3, 3):

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from referee import files
 from referee.errors import ConfigError
 from referee.paths import configs_dir
 
@@ -164,12 +163,4 @@ def load_layout(name_or_path: str | Path) -> Layout:
     p = Path(name_or_path)
     if p.suffix not in (".yaml", ".yml"):
         p = configs_dir() / "layouts" / f"{name_or_path}.yaml"
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read layout: {e.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from None
-    return parse_layout(data, str(p))
+    return parse_layout(files.read_yaml(p, "layout"), str(p))

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from referee import files
 from referee.errors import CardrefError
 from vision.layout import Layout, Marker, Zone
 
@@ -217,14 +218,15 @@ def write_mat(
         what = "one page" if one_page else f"{paper} paper"
         raise CardrefError(f"{out}: printing on {what} needs a .pdf file name")
     px_per_cm = dpi / CM_PER_INCH
-    out.parent.mkdir(parents=True, exist_ok=True)
+    files.ensure_dir(out.parent, "mat")
     if one_page:
         return mat_pages.write_one_page(layout, out, paper or "a4", dpi)
     if paper is not None:
         return mat_pages.write_pages(layout, out, paper, dpi)
     rgb = Image.fromarray(draw_mat(layout, px_per_cm)[..., ::-1])
-    if suffix == ".png":
-        rgb.save(out, dpi=(dpi, dpi))
-    else:
-        rgb.save(out, "PDF", resolution=dpi, quality=95)
+    with files.replacing(out) as tmp:
+        if suffix == ".png":
+            rgb.save(tmp, "PNG", dpi=(dpi, dpi))
+        else:
+            rgb.save(tmp, "PDF", resolution=dpi, quality=95)
     return None

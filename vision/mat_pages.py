@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
+from referee import files
 from vision.layout import Layout
 from vision.mat import (
     CM_PER_INCH,
@@ -359,9 +360,10 @@ def _draw_band(page: Image.Image, plan: PagePlan, tile: Tile, ppc: float) -> Non
 
 
 def _save_pdf(pages: list[Image.Image], out: Path, dpi: int) -> None:
-    pages[0].save(
-        out, "PDF", resolution=dpi, save_all=True, append_images=pages[1:], quality=92, subsampling=0
-    )
+    with files.replacing(out) as tmp:  # whole or not at all
+        pages[0].save(
+            tmp, "PDF", resolution=dpi, save_all=True, append_images=pages[1:], quality=92, subsampling=0
+        )
 
 
 def write_pages(layout: Layout, out: Path, paper: str, dpi: int) -> PagePlan:

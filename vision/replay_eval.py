@@ -13,13 +13,15 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from referee import files
+from referee.errors import CardrefError
 from referee.observations import is_swap
 
 SCORED = ("DAMAGE", "RESULT")
 
 
 def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [value for _, value in files.read_jsonl(path, "rendered game record", missing_ok=False)]
 
 
 def truth_detections(labels: Path, out: Path) -> Path:
@@ -181,11 +183,14 @@ class TablePlayers:
 
     def __init__(self, render_dir: Path, layout=None):
         from referee.core import Referee
-        from referee.games import load_game
+        from referee.games import GAMES, load_game
         from referee.observations import Observation
 
         meta = render_dir / "render.json"
-        self.game = load_game(json.loads(meta.read_text())["game"] if meta.exists() else "royal_family")
+        game = files.read_json_object(meta, "render record").get("game") if meta.exists() else "royal_family"
+        if game not in GAMES:
+            raise CardrefError(f"{meta}: field 'game': expected one of {', '.join(GAMES)}, got {game!r}")
+        self.game = load_game(game)
         self.truth = read_jsonl(render_dir / "observations.jsonl")
         self.done_at = {row["frame"]: row["obs"] for row in read_jsonl(render_dir / "labels.jsonl")}
         self.tally = CheckAnswers()

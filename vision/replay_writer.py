@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from vision.background import BackgroundWorker
 from vision.calibration import Calibration
 from vision.layout import Layout
@@ -40,8 +41,13 @@ class ReplayWriter:
         self.detections = (out / "detections.jsonl").open("w", encoding="utf-8")
         self.video = None
         if write_video:
+            # Written under a temporary name and moved into place at the end: a killed replay
+            # leaves no annotated.mp4 that does not play.
+            for stale in out.glob(".annotated.*.tmp.mp4"):  # left by a replay that was killed
+                stale.unlink(missing_ok=True)
+            self.video_tmp = files.temporary_beside(out / "annotated.mp4")
             self.video = cv2.VideoWriter(
-                str(out / "annotated.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), source.fps or 30.0, source.size
+                str(self.video_tmp), cv2.VideoWriter_fourcc(*"mp4v"), source.fps or 30.0, source.size
             )
             # Annotating and encoding run on a second thread, beside decoding and detecting.
             self.painter = BackgroundWorker(self._paint)
@@ -145,6 +151,7 @@ class ReplayWriter:
                 self.painter.close()
             finally:
                 self.video.release()
+            files.move_into_place(self.video_tmp, self.out / "annotated.mp4")
         write_srt(self.out / "announcements.srt", self.srt)
         video_s = self.counts["frames"] / (self.source.fps or 30.0)
         unsure = [z for z, c in (camera.table.confidence.items() if camera.table else []) if c < UNSURE_VOTE]
@@ -152,6 +159,7 @@ class ReplayWriter:
             "video": str(self.source.path),
             "game": camera.referee.game.name,
             "frames": self.counts["frames"],
+            "unreadable_frames": len(self.source.unreadable),
             "video_seconds": round(video_s, 2),
             "seconds": round(elapsed, 2),
             "speed_x_real_time": round(video_s / max(elapsed, 1e-9), 2),
@@ -164,6 +172,6 @@ class ReplayWriter:
             else {"method": camera.calibration.method, "error_px": round(camera.calibration.error_px, 3)},
             **(extra or {}),
         }
-        (self.out / "summary.json").write_text(json.dumps(summary, indent=1))
+        files.write_json(self.out / "summary.json", summary)
         write_report(self.out / "report.html", f"cardref replay: {self.source.path.name}", summary, self.rows)
         return summary

@@ -15,6 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
+
 SRT_SECONDS = 3.0
 
 
@@ -33,7 +35,7 @@ def write_srt(path: Path, items: list[tuple[float, str]]) -> None:
         end = min(t + SRT_SECONDS, items[i + 1][0]) if i + 1 < len(items) else t + SRT_SECONDS
         end = max(end, t + 0.5)
         blocks.append(f"{i + 1}\n{srt_time(t)} --> {srt_time(end)}\n{text}\n")
-    path.write_text("\n".join(blocks), encoding="utf-8")
+    files.write_text(path, "\n".join(blocks))
 
 
 def thumbnail(image: np.ndarray, width: int = 240) -> str:
@@ -66,4 +68,4 @@ def write_report(path: Path, title: str, summary: dict, rows: list[dict]) -> Non
             f"<td>{html.escape(r['text'])}</td><td>{img}</td></tr>"
         )
     out.append("</table>")
-    path.write_text("\n".join(out), encoding="utf-8")
+    files.write_text(path, "\n".join(out))

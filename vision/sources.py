@@ -8,6 +8,8 @@ game resumes when frames come back: nothing is lost.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -39,9 +41,17 @@ class Lost:
     attempt: int
 
 
+def _warn(text: str) -> None:
+    print(f"warning: {text}", file=sys.stderr, flush=True)
+
+
+class _EndOfVideo(Exception):
+    pass
+
+
 def describe(source: str) -> str:
     """What kind of source a command-line value names: camera, stream, video or folder."""
-    if source.isdigit():
+    if source.isascii() and source.isdigit():
         return "camera"
     if source.startswith(STREAM_PREFIXES):
         return "stream"
@@ -68,14 +78,16 @@ def quiet_opencv():
         logging.setLogLevel(level)
 
 
-def open_source(source: str, fps: float | None = None, realtime: bool = False, **live_options) -> FrameSource:
+def open_source(source: str, fps: float | None = None, realtime: bool = False,
+                warn: Callable[[str], None] = _warn, **live_options) -> FrameSource:
     """The source a command-line value names. ``realtime``: a video file is played at its own
-    speed, dropping frames when the consumer falls behind, as a webcam would deliver it."""
+    speed, dropping frames when the consumer falls behind, as a webcam would deliver it.
+    ``warn`` is told of a video's unreadable frames, which are skipped."""
     kind = describe(source)
     if kind in ("camera", "stream"):
         return LiveSource(source, **live_options)
     if kind == "video":
-        return PacedVideoSource(Path(source)) if realtime else VideoSource(Path(source))
+        return PacedVideoSource(Path(source), warn=warn) if realtime else VideoSource(Path(source), warn)
     return ImageSource(Path(source), fps or 1.0)
 
 
@@ -93,29 +105,70 @@ class FrameSource:
 
 
 class VideoSource(FrameSource):
-    """A recorded video, decoded by OpenCV; time is the frame's video time."""
+    """A recorded video, decoded by OpenCV; time is the frame's video time.
 
-    def __init__(self, path: Path):
+    A frame the decoder cannot read (a damaged stretch of the file) is skipped, not taken for
+    the end: reading goes on to the last frame the file declares, each run of unreadable
+    frames is told to ``warn`` by its indexes, and ``unreadable`` lists them all. A file that
+    ends early (truncated) gives up after ``MAX_GAP_S`` seconds of frames without one readable,
+    the frames it still declared counted as unreadable."""
+
+    MAX_GAP_S = 10.0
+
+    def __init__(self, path: Path, warn: Callable[[str], None] = _warn):
         if not path.exists():
             raise CardrefError(f"{path}: video file not found")
+        if path.is_dir():
+            raise CardrefError(f"{path}: is a folder, expected a video file")
         self.path, self.name = path, str(path)
+        # The decoder's own messages about a damaged stretch would bury the one warning here.
+        os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
         self.cap = cv2.VideoCapture(str(path))
         if not self.cap.isOpened():
             raise CardrefError(f"{path}: cannot open video (not a video OpenCV can decode)")
         self.fps = self.cap.get(cv2.CAP_PROP_FPS) or 30.0
-        self.frame_count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        self.frame_count = max(0, int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT)))
         self.size = (
             int(self.cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
             int(self.cap.get(cv2.CAP_PROP_FRAME_HEIGHT)),
         )
+        self.warn = warn
+        self.unreadable: list[int] = []
+        self._gap: list[int] = []  # the current run of unreadable frames
+
+    def _read(self, index: int, grab_only: bool = False) -> tuple[bool, np.ndarray | None]:
+        """Read frame ``index``: (True, image); (False, None) for an unreadable frame to skip;
+        raises _EndOfVideo at the end of the video."""
+        ok, image = (self.cap.grab(), None) if grab_only else self.cap.read()
+        if ok:
+            self._end_gap()
+            return True, image
+        if index >= self.frame_count or len(self._gap) >= max(1, int(self.MAX_GAP_S * self.fps)):
+            self._gap += range(index, max(index, self.frame_count))  # declared but never read
+            self._end_gap(ends_early=index < self.frame_count)
+            raise _EndOfVideo
+        self._gap.append(index)
+        return False, None
+
+    def _end_gap(self, ends_early: bool = False) -> None:
+        if not self._gap:
+            return
+        first, last = self._gap[0], self._gap[-1]
+        frames = f"frame {first}" if first == last else f"frames {first}-{last}"
+        why = "the file ends early" if ends_early else "damaged"
+        self.warn(f"{self.path}: {frames} unreadable ({why}), skipped")
+        self.unreadable += self._gap
+        self._gap = []
 
     def __iter__(self) -> Iterator[Frame]:
         index = 0
         while True:
-            ok, image = self.cap.read()
-            if not ok:
+            try:
+                ok, image = self._read(index)
+            except _EndOfVideo:
                 return
-            yield Frame(index, index / self.fps, image)
+            if ok:
+                yield Frame(index, index / self.fps, image)
             index += 1
 
     def close(self) -> None:
@@ -130,8 +183,8 @@ class PacedVideoSource(VideoSource):
     never delivered."""
 
     def __init__(self, path: Path, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep):
-        super().__init__(path)
+                 sleep: Callable[[float], None] = time.sleep, warn: Callable[[str], None] = _warn):
+        super().__init__(path, warn)
         self.clock, self.sleep = clock, sleep
         self.dropped = 0
         self.started: float | None = None  # clock() when frame 0 was ready
@@ -141,14 +194,17 @@ class PacedVideoSource(VideoSource):
         position = 0  # index of the next frame the decoder gives
         while True:
             ready = int((self.clock() - self.started) * self.fps)
-            while position < ready:  # behind: skip to the newest ready frame
-                if not self.cap.grab():
-                    return
-                position += 1
-                self.dropped += 1
-            ok, image = self.cap.read()
-            if not ok:
+            try:
+                while position < ready:  # behind: skip to the newest ready frame
+                    self._read(position, grab_only=True)
+                    position += 1
+                    self.dropped += 1
+                ok, image = self._read(position)
+            except _EndOfVideo:
                 return
+            if not ok:
+                position += 1
+                continue
             wait = position / self.fps - (self.clock() - self.started)
             if wait > 0:  # ahead of the camera: the frame is not there yet
                 self.sleep(wait)
@@ -201,7 +257,7 @@ class LiveSource(FrameSource):
         sleep: Callable[[float], None] = time.sleep,
     ):
         self.name = source
-        self.target: int | str = int(source) if source.isdigit() else source
+        self.target: int | str = int(source) if source.isascii() and source.isdigit() else source
         self.backoff, self.max_backoff, self.give_up = backoff, max_backoff, give_up
         self.size = size
         self._open = opener or self._default_open

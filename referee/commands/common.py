@@ -38,8 +38,12 @@ def open_referee(game: Game, log_path: str | None) -> tuple[Referee, int]:
         if contents.game != game.name:
             raise ObservationError(f"{log_path}: log is of game {contents.game!r}, not {game.name!r}")
         if contents.variants != game.config.variants:
+            ours = game.config.variants
+            keys = [*contents.variants, *(k for k in ours if k not in contents.variants)]
+            key = next(k for k in keys if contents.variants.get(k) != ours.get(k))
             raise ObservationError(
-                f"{log_path}: log was played with variants {contents.variants}, not {game.config.variants}"
+                f"{log_path}:1: field 'variants.{key}': the log was played with "
+                f"{contents.variants.get(key)!r}, this game has {ours.get(key)!r} (use --set {key}=...)"
             )
         note = version_note(log_path, contents, game.rules_version)
         if note:

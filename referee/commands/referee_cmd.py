@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from referee.commands.common import add_game_args, emit, game_from_args, open_referee
+from referee.core import Referee
 from referee.errors import ObservationError
 from referee.observations import read_jsonl
 
@@ -25,8 +26,9 @@ def run(args: argparse.Namespace) -> int:
     game = game_from_args(args)
     # Read and check the whole input first: a malformed line must not leave half a log.
     observations = list(read_jsonl(args.observations))
+    checker = Referee(game)
     for n, obs in observations:
-        game.validate(obs, f"{args.observations}:{n}")
+        checker.validate(obs, f"{args.observations}:{n}")
     ref, replayed = open_referee(game, args.log)
     if replayed:
         logged = [o.to_json() for o in _logged(args.log)]

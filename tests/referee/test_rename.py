@@ -105,3 +105,27 @@ def test_two_cards_taken_for_each_other_are_swapped_back(seed):
 def test_a_malformed_rename_names_the_field(line, field):
     with pytest.raises(ObservationError, match=f"field '{field}'"):
         Referee(load_game("royal_family")).feed(parse_short(line))
+
+
+def test_cardref_referee_takes_a_log_with_a_rename(tmp_path):
+    """``play``, ``live`` and ``replay`` log renames; ``cardref referee`` re-reads such a log
+    to the same announcements (issue 24, defect 3: it refused 'rename' as an unknown type)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ref = simulated(4, 30)
+    at, obs = next((i, o) for i, o in enumerate(ref.fed) if o.type == "move" and o.src == "draw_pile")
+    new = next(c for c in ref.state.zones["draw_pile"] if c != Card("JK"))
+    path = tmp_path / "game.jsonl"
+    logged = Referee(ref.game, log=GameLog(path, "royal_family", {}))
+    said = logged.start()
+    for o in ref.fed:
+        said += logged.feed(o)
+    renamed = logged.feed(parse_short(f"rename card={obs.card} as={new} at={at}"))
+    assert renamed[0].kind == "STATE"
+    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "referee", "royal_family",
+                        "--observations", str(path), "--text"],
+                       capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [a.to_text() for a in said + renamed]

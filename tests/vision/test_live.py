@@ -100,3 +100,20 @@ def test_a_camera_that_is_not_there_is_one_clear_line():
     r = cardref("live", "royal_family", "--camera", "9", "--headless")
     assert r.returncode == 2
     assert r.stderr == "cardref live: error: 9: cannot open camera or stream\n"
+
+
+def test_a_typo_or_a_strange_digit_typed_in_live_is_one_line_and_the_game_goes_on(
+        game_video, true_detections, tmp_path):
+    """Issue 24, defects 4 and 5: a zone misspelt, a superscript digit as an answer or as a
+    key: each an error line, and the game is refereed to its end as if nothing was typed."""
+    log = tmp_path / "game.jsonl"
+    r = cardref("live", "royal_family", "--camera", str(game_video / "video.mp4"), "--headless",
+                "--log", str(log), "--detections", str(true_detections),
+                stdin="7S draw_pile -> stagng\nanswer \u00b2\n\u00b2\nrename card=KD as=XX\n")
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    errors = [ln for ln in r.stdout.splitlines() if ln.startswith("cardref live: error:")]
+    assert len(errors) == 3, r.stdout  # 'answer ²' waits for a question (this game asks none)
+    assert "unknown zone 'stagng'" in errors[0] and "field 'as'" in errors[-1]
+    truth = [json.loads(line) for line in (game_video / "observations.jsonl").read_text().splitlines()]
+    assert observations_in(log) == truth

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 
 from referee.errors import CardrefError
@@ -44,17 +46,41 @@ def main(argv: list[str] | None = None) -> int:
     if name not in COMMANDS:
         print(f"cardref: error: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
+    if hasattr(sys.stdin, "reconfigure"):  # typed bytes that are not UTF-8 become an error line
+        sys.stdin.reconfigure(errors="replace")
     module = importlib.import_module(COMMANDS[name][0])
     parser: argparse.ArgumentParser = module.build_parser(f"cardref {name}")
+    # A mistyped option is one line too, not the usage block (``--help`` shows that).
+    parser.error = lambda message: sys.exit(_error(name, f"{message} (see cardref {name} --help)"))
     args = parser.parse_args(rest)
     try:
         return int(module.run(args) or 0)
+    except BrokenPipeError:
+        return _closed_pipe()
     except CardrefError as e:
-        print(f"cardref {name}: error: {e}", file=sys.stderr)
-        return 2
+        return _error(name, str(e))
+    except OSError as e:  # a file error that no reader or writer named: still one line
+        where = e.filename if e.filename is not None else ""
+        return _error(name, f"{where}: {e.strerror or e}" if where else str(e.strerror or e))
     except KeyboardInterrupt:
         print(f"cardref {name}: interrupted", file=sys.stderr)
         return 130
+
+
+def _error(name: str, message: str) -> int:
+    """The one line a failed command prints, its message folded onto a single line."""
+    text = " ".join(message.split())
+    with contextlib.suppress(BrokenPipeError):
+        print(f"cardref {name}: error: {text}", file=sys.stderr, flush=True)
+    return 2
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``cardref referee ... | head``): stop quietly, as ``cat``
+    does; stdout is pointed at /dev/null so that the interpreter's own flush at exit is quiet."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141  # 128 + SIGPIPE, as a shell reports it
 
 
 if __name__ == "__main__":

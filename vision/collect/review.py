@@ -20,9 +20,9 @@ from urllib.parse import unquote, urlparse
 
 import cv2
 
+from referee import files
 from referee.cards import CLASS_ID, CLASSES
 from referee.errors import CardrefError
-from vision.collect import atomic
 from vision.collect.store import REVIEWED, SPLITS, read_manifest, reviewed_images
 from vision.collect.yolo_labels import LabelBox, check, read_labels, write_labels
 from vision.detector.evaluate import IMAGE_SUFFIXES
@@ -112,7 +112,7 @@ def save_labels(root: Path, payload: dict) -> int:
             raise CardrefError(f"{where}: expected numbers cx, cy, w, h") from None
         out.append(check(box, where))
     write_labels(label_path(root, str(path.relative_to(root))), out)
-    atomic.append_line(root / REVIEWED, json.dumps({"image": image, "boxes": len(out)}))
+    files.append_line(root / REVIEWED, json.dumps({"image": image, "boxes": len(out)}))
     return len(out)
 
 
@@ -150,7 +150,7 @@ def write_static(root: Path, out: Path) -> Path:
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 80])
         embedded[it.image] = "data:image/jpeg;base64," + base64.b64encode(jpeg.tobytes()).decode()
-    atomic.write_text(out, page(items, f"cardref review: {root}", embedded))
+    files.write_text(out, page(items, f"cardref review: {root}", embedded))
     return out
 
 

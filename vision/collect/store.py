@@ -29,9 +29,9 @@ import cv2
 import numpy as np
 import yaml
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
-from vision.collect import atomic
 from vision.collect.yolo_labels import LabelBox, write_labels
 
 MANIFEST = "review.jsonl"
@@ -81,14 +81,14 @@ def write_meta(root: Path) -> None:
     """data.yaml and classes.txt (rewritten each run, so a moved folder gets its new path)."""
     names = {i: c for i, c in enumerate(CLASSES)}
     spec = {"path": str(root.resolve()), "train": "images/train", "val": "images/val", "names": names}
-    atomic.write_text(root / "data.yaml", yaml.safe_dump(spec, sort_keys=False))
-    atomic.write_text(root / "classes.txt", "".join(c + "\n" for c in CLASSES))
+    files.write_text(root / "data.yaml", yaml.safe_dump(spec, sort_keys=False))
+    files.write_text(root / "classes.txt", "".join(c + "\n" for c in CLASSES))
 
 
 def read_manifest(root: Path) -> list[Entry]:
     path = root / MANIFEST
     entries = []
-    for n, line in atomic.read_jsonl_lines(path):
+    for n, line in files.read_jsonl_lines(path):
         try:
             data = json.loads(line)
         except json.JSONDecodeError as e:
@@ -99,7 +99,7 @@ def read_manifest(root: Path) -> list[Entry]:
 
 def reviewed_images(root: Path) -> set[str]:
     out = set()
-    for _, line in atomic.read_jsonl_lines(root / REVIEWED):
+    for _, line in files.read_jsonl_lines(root / REVIEWED):
         try:
             out.add(json.loads(line)["image"])
         except (json.JSONDecodeError, KeyError, TypeError):
@@ -114,7 +114,7 @@ def existing_sessions(root: Path) -> int:
         folder = root / "images" / split
         if folder.is_dir():
             numbers += [int(m.group(1)) for p in folder.iterdir() if (m := SESSION_NAME.match(p.name))]
-    for n, line in atomic.read_jsonl_lines(root / SESSIONS):
+    for n, line in files.read_jsonl_lines(root / SESSIONS):
         try:
             session = str(json.loads(line)["session"])
         except (json.JSONDecodeError, KeyError, TypeError):
@@ -161,9 +161,9 @@ class Session:
         if not ok:
             raise CardrefError(f"frame {frame}: cannot encode as JPEG")
         if not self.saved:  # a run that keeps nothing uses no session number (nor the val turn)
-            atomic.append_line(self.root / SESSIONS, json.dumps(self.record))
+            files.append_line(self.root / SESSIONS, json.dumps(self.record))
         write_labels(self.root / label_rel, boxes)
-        atomic.write_bytes(self.root / image_rel, jpeg.tobytes())
+        files.write_bytes(self.root / image_rel, jpeg.tobytes())
         confidences = [b.confidence for b in boxes if b.confidence is not None]
         h, w = image.shape[:2]
         entry = Entry(
@@ -181,6 +181,6 @@ class Session:
             bool(reasons),
             "; ".join(reasons),
         )
-        atomic.append_line(self.root / MANIFEST, json.dumps(asdict(entry), separators=(",", ":")))
+        files.append_line(self.root / MANIFEST, json.dumps(asdict(entry), separators=(",", ":")))
         self.saved.append(entry)
         return entry

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
-from vision.collect import atomic
 from vision.detector.detections import Detections
 
 
@@ -102,12 +102,9 @@ def read_labels(path: Path) -> list[LabelBox]:
     """The boxes of one label file (missing file: no boxes); errors name ``path:line``."""
     if not path.exists():
         return []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise CardrefError(f"{path}: cannot read label file: {e}") from None
+    text = files.read_text(path, "label")
     return [parse_line(ln, f"{path}:{n}") for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
 
 
 def write_labels(path: Path, boxes: list[LabelBox]) -> None:
-    atomic.write_text(path, "".join(b.line() + "\n" for b in boxes))
+    files.write_text(path, "".join(b.line() + "\n" for b in boxes))

@@ -86,7 +86,7 @@ def open_frames(args: argparse.Namespace, skipped: list[int], log):
 
     if describe(args.camera) == "folder":
         return ImageSource(Path(args.camera), args.fps, on_unreadable=unreadable)
-    return open_source(args.camera)
+    return open_source(args.camera, warn=log)
 
 
 def ask(text: str) -> str:
@@ -170,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
             collect_free(source, collector, log)
             duplicates = collector.duplicates
             skipped += collector.unreadable
+        skipped += getattr(source, "unreadable", [])
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)  # every frame kept so far is complete
     finally:

@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from referee.errors import CardrefError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -44,8 +45,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     return p
 
 
-def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
-    """(name, BGR image) of every image in ``source``, or of every ``stride``-th video frame."""
+def frames(source: Path, stride: int, skipped: list[int]) -> Iterator[tuple[str, np.ndarray]]:
+    """(name, BGR image) of every image in ``source``, or of every ``stride``-th video frame
+    (its unreadable frames are skipped and added to ``skipped``)."""
     if source.is_dir():
         files = sorted(f for f in source.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
         if not files:
@@ -53,7 +55,7 @@ def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
     elif source.suffix.lower() in IMAGE_SUFFIXES:
         files = [source]
     elif source.suffix.lower() in VIDEO_SUFFIXES:
-        yield from video_frames(source, stride)
+        yield from video_frames(source, stride, skipped)
         return
     else:
         raise CardrefError(f"{source}: not an image, a folder of images or a video file")
@@ -64,23 +66,29 @@ def frames(source: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
         yield f.stem, image
 
 
-def video_frames(path: Path, stride: int) -> Iterator[tuple[str, np.ndarray]]:
-    cap = cv2.VideoCapture(str(path))
-    if not cap.isOpened():
-        raise CardrefError(f"{path}: cannot open video")
-    index = 0
+def video_frames(path: Path, stride: int, skipped: list[int]) -> Iterator[tuple[str, np.ndarray]]:
+    """Every ``stride``-th frame of a video; unreadable frames are skipped with a warning."""
+    from vision.sources import VideoSource
+
+    source = VideoSource(path)
+    count = 0
     try:
-        while True:
-            ok, image = cap.read()
-            if not ok:
-                break
-            if index % stride == 0:
-                yield f"{path.stem}_{index:06d}", image
-            index += 1
+        for frame in source:
+            count += 1
+            if frame.index % stride == 0:
+                yield f"{path.stem}_{frame.index:06d}", frame.image
     finally:
-        cap.release()
-    if index == 0:
+        source.close()
+        skipped += source.unreadable
+    if count == 0:
         raise CardrefError(f"{path}: no frame could be decoded")
+
+
+def encode_jpeg(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".jpg", image)
+    if not ok:
+        raise CardrefError("cannot encode an annotated image as JPEG")
+    return data.tobytes()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,21 +105,22 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError("--vid-stride: expected a positive number")
     layout = load_layout(args.layout)
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
-    for folder in (args.save, args.save_txt):
+    for folder, what in ((args.save, "annotated images"), (args.save_txt, "label files")):
         if folder:
-            folder.mkdir(parents=True, exist_ok=True)
+            files.ensure_dir(folder, what)
     if args.save_txt:
-        (args.save_txt / "classes.txt").write_text("".join(f"{n}\n" for n in CLASSES))
+        files.write_text(args.save_txt / "classes.txt", "".join(f"{n}\n" for n in CLASSES))
     count = 0
-    for name, image in frames(source, args.vid_stride):
+    skipped: list[int] = []
+    for name, image in frames(source, args.vid_stride, skipped):
         det = without_markers(detector.detect(image), image, layout)  # the mat's markers are no cards
         count += 1
         found = " ".join(f"{n}({c:.2f})" for n, c in zip(det.names, det.confidence, strict=True))
         print(f"{name}: {len(det)} cards {found}")
         if args.save:
-            cv2.imwrite(str(args.save / f"{name}.jpg"), draw_detections(image, det))
+            files.write_bytes(args.save / f"{name}.jpg", encode_jpeg(draw_detections(image, det)))
         if args.save_txt:
             h, w = image.shape[:2]
-            (args.save_txt / f"{name}.txt").write_text(yolo_txt(det, w, h))
-    print(f"{count} images analysed")
+            files.write_text(args.save_txt / f"{name}.txt", yolo_txt(det, w, h))
+    print(f"{count} images analysed" + (f", {len(skipped)} unreadable frames skipped" if skipped else ""))
     return 0

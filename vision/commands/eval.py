@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.errors import CardrefError
 from referee.paths import project_root
 
 HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
@@ -44,8 +45,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def holdout_dataset() -> Path:
+    from vision.synth.dataset import is_complete
+
     out = project_root() / HOLDOUT["out"]
-    if not (out / "data.yaml").exists():
+    if not is_complete(out):
         subprocess.run([sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out),
                         "--images", str(HOLDOUT["images"]), "--seed", str(HOLDOUT["seed"]),
                         "--recipe", str(project_root() / HOLDOUT["recipe"])], check=True)
@@ -85,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
         for split in ("train", "val"):
             if (root / "images" / split).is_dir():
                 samples += read_yolo_dataset(root, split)
+        if not root.is_dir():
+            raise CardrefError(f"{root}: no such dataset folder")
+        if not samples:
+            raise CardrefError(f"{root}: no images in images/train or images/val (an Ultralytics dataset)")
         results = run_detector(detector, progress(len(samples), "eval synthetic", "img", iterable=samples))
         ev = evaluate(results, len(CLASSES))
         report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),

@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from referee.errors import CardrefError
+from referee.errors import CardrefError, ObservationError
 
 KEYS = "123456789"
 
@@ -78,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import Frame, open_source
 
     game = game_from_args(args)
+    if args.save_calibration is not None and args.save_calibration.is_dir():
+        raise CardrefError(f"--save-calibration {args.save_calibration}: is a folder, expected a file name")
     # The source before the model: a wrong source is the likelier mistake.
     source = open_source(args.camera, realtime=args.realtime)
     log = args.log or Path(f"cardref-{args.game}.jsonl")
@@ -164,18 +166,23 @@ def run(args: argparse.Namespace) -> int:
                 text = typed.get()
                 if not text:
                     continue
-                if text.isdigit():  # a choice for the next [CHECK]
+                if text.isascii() and text.isdigit():  # a choice for the next [CHECK]
                     keyed.append(int(text))
                     continue
-                try:
-                    waiting.append(parse_short(text))
+                try:  # a typo is told at once and dropped; the game goes on
+                    obs = parse_short(text)
+                    referee.validate(obs)
+                    waiting.append(obs)
                 except CardrefError as e:
-                    print(f"cardref live: {e}", flush=True)
+                    print(f"cardref live: error: {e}", flush=True)
             while keyed and checks and referee.pending is None:
                 answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
-                tell(camera.answer(waiting.pop(0), item.index, item.time))
+                try:  # checked when typed; a game type's own field check may still refuse it
+                    tell(camera.answer(waiting.pop(0), item.index, item.time))
+                except ObservationError as e:
+                    print(f"cardref live: error: {e}", flush=True)
             if not args.headless:
                 image = item.image.copy()
                 if camera.calibration is not None:

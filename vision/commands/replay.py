@@ -22,12 +22,12 @@ measures the live referee with its players; ``--answers`` alone measures the cam
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
+from referee import files
 from referee.errors import CardrefError
 
 
@@ -68,15 +68,10 @@ def recorded_detector(path: Path):
     from vision.pipeline import detections_from_record
 
     by_frame: dict[int, Detections] = {}
-    try:
-        lines = path.read_text().splitlines()
-    except OSError as e:
-        raise CardrefError(f"{path}: cannot read detections: {e.strerror}") from None
-    for n, line in enumerate(lines, 1):
+    for n, r in files.read_jsonl(path, "detections", missing_ok=False):
         try:
-            r = json.loads(line)
             by_frame[int(r["frame"])] = detections_from_record(r)
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, IndexError) as e:
             raise CardrefError(f"{path}:{n}: expected frame, xyxy, confidence and class ({e})") from None
 
     def detect(image: np.ndarray, index: int) -> Detections:
@@ -160,14 +155,19 @@ def run(args: argparse.Namespace) -> int:
             raise CardrefError(
                 f"--players {args.players}: expected a game rendered by cardref render-game (no {missing[0]})"
             )
-        players = TablePlayers(args.players, layout)
+        try:
+            players = TablePlayers(args.players, layout)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise CardrefError(
+                f"--players {args.players}: not a game rendered by cardref render-game ({e!r})"
+            ) from None
         answers = []  # the players answer
     if args.detections:
         detect = recorded_detector(args.detections)
     else:
         detect = model_detector(args.model, args.backend)
     calibration = Calibration.load(args.calibration) if args.calibration else None
-    args.out.mkdir(parents=True, exist_ok=True)
+    files.ensure_dir(args.out, "replay")
     log = args.out / "observations.jsonl"
     if log.exists():
         log.unlink()  # a replay starts the game afresh

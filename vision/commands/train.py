@@ -53,8 +53,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def synth_dataset(spec: dict) -> Path:
+    from vision.synth.dataset import is_complete
+
     out = project_root() / spec["out"]
-    if not (out / "data.yaml").exists():
+    if not is_complete(out):
         cmd = [sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out),
                "--images", str(spec["images"]), "--seed", str(spec["seed"])]
         if spec.get("recipe"):
@@ -64,12 +66,9 @@ def synth_dataset(spec: dict) -> Path:
 
 
 def config_stage(path: str) -> str:
-    import yaml
+    from referee import files
 
-    try:
-        raw = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{path}: cannot read detector config: {e}") from None
+    raw = files.read_yaml(path, "detector config")
     stage = raw.get("stage", "finder") if isinstance(raw, dict) else None
     if stage not in ("finder", "classifier", "not_a_card", "geometry"):
         raise ConfigError(f"{path}: field 'stage': expected finder, classifier, not_a_card or geometry, "
@@ -118,11 +117,11 @@ def run_geometry(args: argparse.Namespace) -> int:
 def existing_weights(path: str | Path | None) -> Path | None:
     """``--from`` checked before any work: a missing file is an error, not a traceback after
     minutes of crop extraction or mining."""
+    from vision.detector.model_files import check_weights
+
     if path is None:
         return None
-    if not Path(path).is_file():
-        raise ConfigError(f"{path}: --from weights not found (expected a .pt file)")
-    return Path(path)
+    return check_weights(path, "--from weights")
 
 
 def classifier_cut(weights: Path, cfg):
@@ -225,12 +224,21 @@ def require_training_extras() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.detector.train import TrainConfig, export_onnx, train
+    from vision.detector.classifier_train import ClassifierConfig
+    from vision.detector.not_a_card import NotACardConfig
+    from vision.detector.train import TrainConfig, dataset_root, export_onnx, train
 
     require_training_extras()
+    # Everything given is checked before anything is rendered, mined or trained.
+    stage = config_stage(args.config)
+    recipes = {"finder": TrainConfig, "classifier": ClassifierConfig, "not_a_card": NotACardConfig}
+    recipes[stage].load(args.config)
+    existing_weights(args.start_from)
+    for d in args.data or []:
+        if str(d) != SYNTHETIC:
+            dataset_root(d)
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
-    stage = config_stage(args.config)
     if stage == "classifier":
         return run_classifier(args)
     if stage == "not_a_card":

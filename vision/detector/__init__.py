@@ -42,9 +42,11 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     names each card (design (b)); otherwise the model names the cards itself. An ``.onnx`` runs
     on :func:`default_runtime` unless ``backend`` says otherwise. ``imgsz`` runs
     a model exported with dynamic shapes (the shipped one) at another input size."""
-    p = Path(path) if path else shipped_model()
-    if not p.exists():
-        raise CardrefError(f"{p}: detector model not found (expected the shipped models/cards.onnx)")
+    from vision.detector.model_files import check_model_file
+
+    if imgsz is not None and not 32 <= imgsz <= 4096:
+        raise CardrefError(f"--imgsz: expected 32..4096 pixels, got {imgsz}")
+    p = check_model_file(path or shipped_model(), "detector model")
     backend = backend or ("ultralytics" if p.suffix == ".pt" else default_runtime())
     if backend not in BACKENDS:
         raise CardrefError(f"unknown backend {backend!r} (expected {', '.join(BACKENDS)})")

@@ -8,7 +8,6 @@ on a CPU and runs in about a millisecond a card.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
@@ -383,10 +383,11 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         if acc >= best or not len(x_val):
             best = acc
             weights = {k: v.cpu() for k, v in net.state_dict().items()}
-            torch.save({"state_dict": weights, "width": cfg.width, "classes": list(CLASSES),
-                        "standardize": cfg.standardize, "crop": cfg.crop, "crop_size": list(cfg.crop_size)},
-                       best_path)
-    (out / "classifier_history.json").write_text(json.dumps(history, indent=1))
+            with files.replacing(best_path) as tmp:  # a kill mid-save keeps the last best
+                torch.save({"state_dict": weights, "width": cfg.width, "classes": list(CLASSES),
+                            "standardize": cfg.standardize, "crop": cfg.crop,
+                            "crop_size": list(cfg.crop_size)}, tmp)
+    files.write_json(out / "classifier_history.json", history)
     if start_from is not None and cfg.keep_start > 0:
         tuned = best_path.rename(out / "classifier_tuned.pt")
         average_weights(start_from, tuned, cfg.keep_start, best_path)
@@ -403,9 +404,11 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
     ones."""
     import torch
 
+    from vision.detector.model_files import load_checkpoint
+
     start_net, a = load_net(start, cards_only=True)
     start_cards = start_net.state_dict()
-    b = torch.load(tuned, map_location="cpu")
+    b = load_checkpoint(tuned)
     if a.get("width") != b.get("width") or start_cards.keys() != b["state_dict"].keys():
         raise ConfigError(f"{start}: not the same network as {tuned}: cannot average their weights")
     mixed = {}
@@ -413,7 +416,8 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
         if w.is_floating_point():
             w = (keep_start * start_cards[k].float() + (1 - keep_start) * w.float()).to(w.dtype)
         mixed[k] = w
-    torch.save({**b, "state_dict": mixed}, dest)
+    with files.replacing(dest) as tmp:
+        torch.save({**b, "state_dict": mixed}, tmp)
     return dest
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.metrics import Evaluation, ImageResult, evaluate
@@ -33,11 +33,13 @@ def read_yolo_dataset(root: Path, split: str = "val") -> list[Sample]:
     samples = []
     for img in sorted(p for p in images.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES):
         label = root / "labels" / split / f"{img.stem}.txt"
-        h, w = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_2).shape[:2]
-        h, w = h * 2, w * 2
+        gray = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_2)
+        if gray is None:
+            raise CardrefError(f"{img}: cannot read image")
+        h, w = gray.shape[0] * 2, gray.shape[1] * 2
         rows = []
         if label.exists():
-            for n, line in enumerate(label.read_text().splitlines(), 1):
+            for n, line in enumerate(files.read_text(label, "label").splitlines(), 1):
                 parts = line.split()
                 if not parts:
                     continue
@@ -58,7 +60,10 @@ def _rendered_cards(root: Path, split: str, stem: str, count: int) -> list[dict]
     quads = root / "quads" / split / f"{stem}.json"
     if not quads.exists():
         return None
-    cards = [c for c in json.loads(quads.read_text())["cards"] if c.get("labelled")]
+    listed = files.read_json_object(quads, "card record").get("cards")
+    if not isinstance(listed, list) or not all(isinstance(c, dict) for c in listed):
+        raise CardrefError(f"{quads}: field 'cards': expected a list of the rendered cards")
+    cards = [c for c in listed if c.get("labelled")]
     return cards if len(cards) == count else None
 
 
@@ -184,8 +189,9 @@ def draw_worst(results: list[ImageResult], names: list[str], out: Path, count: i
     while len(tiles) % 4:
         tiles.append(np.full((480, 480, 3), 40, np.uint8))
     sheet = np.vstack([np.hstack(tiles[i : i + 4]) for i in range(0, len(tiles), 4)])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(out), sheet)
+    ok, png = cv2.imencode(".png", sheet)
+    if ok:
+        files.write_bytes(out, png.tobytes())
     return out
 
 
@@ -202,8 +208,7 @@ def summary(ev: Evaluation, names: list[str], top: int = 10) -> dict:
 
 
 def write_json(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2))
+    files.write_json(path, data, indent=2)
 
 
 def corner_errors(refiner, samples: list[Sample]) -> dict[str, dict]:

@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from vision.detector.crops import crops_batch, jitter_box, to_blob
@@ -97,11 +98,10 @@ def mine(finder, datasets: list[Path], cfg: NotACardConfig, log: Callable[[str],
 
 def load_net(weights: Path, cards_only: bool = False):
     """The classifier network of a checkpoint; ``cards_only`` drops a not-a-card row."""
-    import torch
-
     from vision.detector.classifier_train import build_net
+    from vision.detector.model_files import load_checkpoint
 
-    ckpt = torch.load(weights, map_location="cpu")
+    ckpt = load_checkpoint(weights)
     classes = ckpt.get("classes", list(CLASSES))
     net = build_net(ckpt["width"], len(classes), standardize=ckpt.get("standardize", False))
     net.load_state_dict(ckpt["state_dict"])
@@ -171,8 +171,8 @@ def fit_not_a_card(weights: Path, mined: Mined, cfg: NotACardConfig, dest: Path,
         full.weight.copy_(torch.cat([head.weight, w]))
         full.bias.copy_(torch.cat([head.bias, b]))
     net[-1] = full
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({**ckpt, "state_dict": net.state_dict(), "classes": [*CLASSES, NOT_A_CARD]}, dest)
+    with files.replacing(dest) as tmp:
+        torch.save({**ckpt, "state_dict": net.state_dict(), "classes": [*CLASSES, NOT_A_CARD]}, tmp)
     log(f"not a card: row fitted on {len(mined.negatives)} boxes on no card and {len(mined.positives)} cards "
         f"(loss {float(loss.detach()):.4f}, {time.time() - t0:.0f} s)")
     return dest

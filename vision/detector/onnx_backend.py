@@ -128,10 +128,10 @@ class OnnxDetector:
 
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
                  threads: int | None = None, runtime: str = "onnx", imgsz: int | None = None):
+        from vision.detector.model_files import open_onnx
+
         self.path = Path(path)
-        if not self.path.exists():
-            raise CardrefError(f"{self.path}: model file not found")
-        self.run = RUNNERS[runtime](self.path, threads)
+        self.run = open_onnx(self.path, runtime, threads)
         side = self.run.input_shape[2]
         self.rect = not isinstance(side, int)
         if not self.rect and imgsz not in (None, side):
@@ -150,9 +150,9 @@ class UltralyticsDetector:
 
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
                  imgsz: int | None = None):
-        from ultralytics import YOLO
+        from vision.detector.model_files import load_yolo
 
-        self.model = YOLO(str(path))
+        self.model = load_yolo(path)
         # Without imgsz, Ultralytics uses the input size the weights were trained at.
         self.options = dict(conf=conf, iou=iou, agnostic_nms=agnostic, verbose=False)
         if imgsz:

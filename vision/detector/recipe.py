@@ -1,28 +1,58 @@
-"""Reading a detector recipe (``configs/detector/*.yaml``) into its dataclass."""
+"""Reading a detector recipe (``configs/detector/*.yaml``) into its dataclass, every field
+checked against the type the dataclass declares (a YAML typo such as ``epochs: abc`` is one
+line naming the field, not a failure deep inside a training an hour later)."""
 
 from __future__ import annotations
 
+import types
+import typing
 from pathlib import Path
+from typing import Any
 
-import yaml
-
+from referee import files
 from referee.errors import ConfigError
 
 
 def load_config(cls, path: str | Path, what: str):
     """``cls(**fields)`` from the YAML file at ``path``, or a one-line error naming the file and
-    what is wrong: unreadable, not a mapping, an unknown field or a wrong value."""
+    what is wrong: unreadable, not a mapping, an unknown or missing field or a wrong value."""
     p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise ConfigError(f"{p}: cannot read {what}: {e}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{p}: expected a mapping of {what} settings")
+    raw = files.read_yaml_mapping(p, what)
     unknown = set(raw) - set(cls.__dataclass_fields__)
     if unknown:
         raise ConfigError(f"{p}: unknown field(s) {', '.join(sorted(unknown))}")
+    hints = typing.get_type_hints(cls)
+    for name, value in raw.items():
+        if not _fits(value, hints[name]):
+            raise ConfigError(f"{p}: field '{name}': expected {_name(hints[name])}, got {value!r}")
     try:
         return cls(**raw)
     except TypeError as e:
         raise ConfigError(f"{p}: {e}") from None
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a YAML value fits a field's type (an int fits a float; a bool is no number)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, h) for h in typing.get_args(hint))
+    if hint is Any:
+        return True
+    if hint is type(None):
+        return value is None
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, origin or hint)
+
+
+def _name(hint: Any) -> str:
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return " or ".join(_name(h) for h in args)
+    if hint is type(None):
+        return "nothing (null)"
+    names = {int: "an integer", float: "a number", str: "a text", bool: "true or false",
+             dict: "a mapping", list: "a list"}
+    return names.get(typing.get_origin(hint) or hint, str(hint))

@@ -11,13 +11,13 @@ and the replaced files stay in the run folder, so nothing is lost either way.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.evaluate import IMAGE_SUFFIXES, Sample, read_yolo_dataset, run_detector
@@ -150,13 +150,12 @@ def refit_not_a_card(job: RetrainJob, weights: Path, finder: Path, log: Callable
     """A fine-tune trains the card rows only: when the current classifier has a not-a-card
     row, fit it again on the new features, from the new finder's boxes on no card in the
     synthetic set (``configs/detector/not_a_card.yaml``)."""
-    import torch
-
     from referee.paths import project_root
+    from vision.detector.model_files import load_checkpoint
     from vision.detector.not_a_card import NotACardConfig, fit_not_a_card, mine
     from vision.detector.onnx_backend import OnnxDetector
 
-    current = torch.load(job.models / "cards_cls.pt", map_location="cpu")
+    current = load_checkpoint(job.models / "cards_cls.pt")
     if len(current.get("classes", CLASSES)) == len(CLASSES):
         return weights
     cfg = NotACardConfig.load(project_root() / "configs/detector/not_a_card.yaml")
@@ -219,5 +218,5 @@ def retrain(job: RetrainJob, log: Callable[[str], None] = print) -> Decision:
         install(candidate, job.models, backup)
     decision = Decision(old, new, better, reason, str(candidate), str(backup) if better else None)
     record = {**asdict(decision), "collected": [str(d) for d in job.collected], "models": str(job.models)}
-    (job.out / "retrain.json").write_text(json.dumps(record, indent=1))
+    files.write_json(job.out / "retrain.json", record)
     return decision

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from referee.paths import project_root
@@ -55,20 +56,27 @@ def offline_ultralytics() -> None:
     trainer.check_amp = lambda model: next(model.parameters()).device.type == "cuda"
 
 
+def dataset_root(path: Path) -> Path:
+    """The folder of an Ultralytics dataset given as the folder or its data.yaml, checked."""
+    if not path.exists():
+        raise ConfigError(f"{path}: no such dataset folder")
+    root = path.parent if path.is_file() else path
+    if not (root / "images" / "train").is_dir():
+        raise ConfigError(f"{root}: not a dataset (expected images/train and images/val)")
+    return root
+
+
 def merged_data_yaml(datasets: list[Path], out: Path) -> Path:
     """One data.yaml listing the train and val image folders of several datasets."""
     train, val = [], []
     for d in datasets:
-        root = d if d.is_dir() else d.parent
-        if not (root / "images" / "train").is_dir():
-            raise ConfigError(f"{root}: not a dataset (expected images/train and images/val)")
+        root = dataset_root(d)
         train.append(str((root / "images" / "train").resolve()))
         if (root / "images" / "val").is_dir():
             val.append(str((root / "images" / "val").resolve()))
-    out.parent.mkdir(parents=True, exist_ok=True)
     spec = {"path": str(out.parent.resolve()), "train": train, "val": val or train,
             "names": {i: n for i, n in enumerate(CLASSES)}}
-    out.write_text(yaml.safe_dump(spec, sort_keys=False))
+    files.write_text(out, yaml.safe_dump(spec, sort_keys=False))
     return out
 
 
@@ -79,7 +87,7 @@ def train(cfg: TrainConfig, datasets: list[Path], out: Path, start_from: str | N
           resume: bool = False, device: str | None = None, **overrides: Any) -> Path:
     """Train; return the best weights (.pt). ``start_from`` fine-tunes our own weights."""
     offline_ultralytics()
-    from ultralytics import YOLO
+    from vision.detector.model_files import load_yolo
 
     out = out.resolve()
     data_yaml = merged_data_yaml(datasets, out / "data.yaml")
@@ -87,9 +95,9 @@ def train(cfg: TrainConfig, datasets: list[Path], out: Path, start_from: str | N
         last = out / "run" / "weights" / "last.pt"
         if not last.exists():
             raise ConfigError(f"{last}: nothing to resume")
-        YOLO(str(last)).train(resume=True)
+        load_yolo(last).train(resume=True)
         return out / "run" / "weights" / "best.pt"
-    model = YOLO(start_from or cfg.model)
+    model = load_yolo(start_from or cfg.model)
     args: dict[str, Any] = dict(
         data=str(data_yaml), imgsz=cfg.imgsz, epochs=cfg.epochs, batch=cfg.batch, seed=cfg.seed,
         workers=cfg.workers, project=str(out), name="run", exist_ok=True, verbose=False,

@@ -16,7 +16,7 @@ from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
 from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face
 from vision.detector.geometry import CornerRefiner, rectified_crops
-from vision.detector.onnx_backend import RUNNERS
+from vision.detector.model_files import open_onnx
 
 
 def geometry_for(classifier: Path) -> Path:
@@ -34,9 +34,7 @@ class CardClassifier:
 
     def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx"):
         self.path = Path(path)
-        if not self.path.exists():
-            raise CardrefError(f"{self.path}: classifier model not found")
-        self.run = RUNNERS[runtime](self.path, threads)
+        self.run = open_onnx(self.path, runtime, threads, "classifier model")
         # How its crops are cut: "box" (the finder's box, upright) or "rectified" (the card
         # straightened by the corner refiner), and their size, both from the model file.
         self.crop = self.run.metadata.get("crop", "box")

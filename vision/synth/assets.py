@@ -6,15 +6,14 @@ Only numpy, OpenCV and PyYAML are needed here, so any machine with a copy of
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import cv2
 import numpy as np
-import yaml
 
+from referee import files
 from referee.cards import CLASSES
 from referee.errors import ConfigError
 from referee.paths import datasets_dir
@@ -43,28 +42,26 @@ class Recipe:
 def load_manifest(root: Path | None = None) -> dict:
     root = root or cache_dir()
     path = root / "manifest.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError:
+    if not path.is_file():
         raise ConfigError(
             f"{path}: card art cache missing: run `make art` (or python -m vision.synth.art) first"
-        ) from None
-    except json.JSONDecodeError as e:
-        raise ConfigError(f"{path}: not valid JSON: {e.msg}") from None
+        )
+    return files.read_json_object(path, "card art manifest")
 
 
-def load_recipe(path: str | Path) -> Recipe:
+def load_recipe(path: str | Path, _seen: tuple[Path, ...] = ()) -> Recipe:
     p = Path(path)
     if not p.exists() and not p.suffix:
         p = datasets_dir() / "recipes" / f"{path}.yaml"
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read recipe: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    if p.resolve() in _seen:
+        raise ConfigError(f"{p}: field 'extends': the recipes extend each other in a circle")
+    data = files.read_yaml(p, "recipe")
+    if isinstance(data, dict) and not isinstance(data.get("options") or {}, dict):
+        raise ConfigError(f"{p}: field 'options': expected a mapping, got {data['options']!r}")
     if isinstance(data, dict) and "extends" in data:  # another recipe's decks, other options
-        base = load_recipe(str(data["extends"]))
+        if not isinstance(data["extends"], str):
+            raise ConfigError(f"{p}: field 'extends': expected a recipe name, got {data['extends']!r}")
+        base = load_recipe(data["extends"], (*_seen, p.resolve()))
         data = {"decks": list(base.decks), **data, "options": {**base.options, **(data.get("options") or {})}}
     if not isinstance(data, dict) or not isinstance(data.get("decks"), list) or not data["decks"]:
         raise ConfigError(f"{p}: field 'decks': expected a non-empty list of deck names")

@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import yaml
 
+from referee import files
 from referee.cards import CLASS_ID, CLASSES
 from vision.layout import load_layout
 from vision.progress import progress as progress_bar
@@ -73,10 +74,8 @@ def _make(index: int) -> tuple[int, int, int]:
 
 
 def write_meta(out: Path, recipe: Recipe, job: Job, n: int) -> None:
-    names = {i: c for i, c in enumerate(CLASSES)}
-    data = {"path": str(out.resolve()), "train": "images/train", "val": "images/val", "names": names}
-    (out / "data.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
-    (out / "classes.txt").write_text("".join(c + "\n" for c in CLASSES))
+    """synth.json, classes.txt, then data.yaml: written once every image is, so that a set
+    with a data.yaml is a whole one (see :func:`is_complete`)."""
     meta = {
         "generator": "cardref synth",
         "images": n,
@@ -87,7 +86,23 @@ def write_meta(out: Path, recipe: Recipe, job: Job, n: int) -> None:
         "layout": job.layout,
         "val_every": job.val_every,
     }
-    (out / "synth.json").write_text(json.dumps(meta, indent=1) + "\n")
+    files.write_json(out / "synth.json", meta)
+    files.write_text(out / "classes.txt", "".join(c + "\n" for c in CLASSES))
+    names = {i: c for i, c in enumerate(CLASSES)}
+    data = {"path": str(out.resolve()), "train": "images/train", "val": "images/val", "names": names}
+    files.write_text(out / "data.yaml", yaml.safe_dump(data, sort_keys=False))
+
+
+def is_complete(out: Path) -> bool:
+    """Whether a rendered set is whole: its data.yaml (written last) is there and it holds as
+    many images as its synth.json says (a set rendered before data.yaml was written last may
+    have one over a render that was killed)."""
+    if not (out / "data.yaml").is_file() or not (out / "synth.json").is_file():
+        return False
+    wanted = files.read_json_object(out / "synth.json", "synthetic set record").get("images")
+    found = sum(1 for split in ("train", "val") if (out / "images" / split).is_dir()
+                for p in (out / "images" / split).iterdir() if p.suffix == ".jpg")
+    return found == wanted
 
 
 def generate(
@@ -106,9 +121,9 @@ def generate(
     Art(rec)  # fail early, with a clear error, when the art cache is missing
     for sub in ("images", "labels", "quads"):
         for split in ("train", "val"):
-            (out / sub / split).mkdir(parents=True, exist_ok=True)
+            files.ensure_dir(out / sub / split, "synthetic set")
     job = Job(str(out), rec.source, layout, seed, imgsz, val_every)
-    write_meta(out, rec, job, images)
+    (out / "data.yaml").unlink(missing_ok=True)  # the set is whole again only when rendered
     workers = workers or os.cpu_count() or 1
     bar = progress_bar(images, "synth", "img", enabled=progress)
     t0 = time.perf_counter()
@@ -125,6 +140,7 @@ def generate(
                 boxes += nb
                 bar.update()
     bar.close()
+    write_meta(out, rec, job, images)
     seconds = time.perf_counter() - t0
     return {
         "images": images,

@@ -18,6 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from referee.errors import CardrefError
 from vision.background import BackgroundWorker
 from vision.layout import Layout, load_layout
@@ -59,7 +60,8 @@ class VideoSink:
 
     def __init__(self, out: Path, size: tuple[int, int], fps: float):
         self.path = out / "video.mp4"
-        self.writer = cv2.VideoWriter(str(self.path), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+        self.tmp = files.temporary_beside(self.path)  # moved into place when whole
+        self.writer = cv2.VideoWriter(str(self.tmp), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
         if not self.writer.isOpened():
             raise CardrefError(f"{self.path}: OpenCV cannot write an mp4v video here")
         self.labels = (out / "labels.jsonl").open("w", encoding="utf-8")
@@ -234,8 +236,8 @@ def _card_record(lb: CardLabel, held: bool) -> dict:
 
 
 def write_truth(out: Path, record: GameRecord) -> None:
-    (out / "observations.jsonl").write_text("".join(ln + "\n" for ln in record.observation_lines()))
-    (out / "announcements.jsonl").write_text("".join(ln + "\n" for ln in record.announcement_lines))
+    files.write_text(out / "observations.jsonl", "".join(ln + "\n" for ln in record.observation_lines()))
+    files.write_text(out / "announcements.jsonl", "".join(ln + "\n" for ln in record.announcement_lines))
 
 
 def render_game(spec: VideoSpec, out: str | Path, progress: bool = True) -> dict:
@@ -244,7 +246,7 @@ def render_game(spec: VideoSpec, out: str | Path, progress: bool = True) -> dict
     layout = load_layout(spec.layout or spec.game)
     art = Art(load_recipe(spec.recipe))
     record = record_game(spec.game, spec.seed, spec.max_moves)
-    out.mkdir(parents=True, exist_ok=True)
+    files.ensure_dir(out, "rendered game")
     write_truth(out, record)
     t0 = time.perf_counter()
     sink = VideoSink(out, spec.size, spec.fps)
@@ -258,6 +260,7 @@ def render_game(spec: VideoSpec, out: str | Path, progress: bool = True) -> dict
             film.settle(CLOSING_S)
     finally:
         sink.close()
+    files.move_into_place(sink.tmp, sink.path)
     seconds = time.perf_counter() - t0
     summary = {
         "game": spec.game,
@@ -272,7 +275,7 @@ def render_game(spec: VideoSpec, out: str | Path, progress: bool = True) -> dict
         "out": str(out),
     }
     meta = {**asdict(spec), "deck": film.looks.deck.name, "K": film.stage.cam.K.round(3).tolist(), **summary}
-    (out / "render.json").write_text(json.dumps(meta, indent=1) + "\n")
+    files.write_json(out / "render.json", meta)
     return summary
 
 
