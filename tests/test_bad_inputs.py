@@ -254,7 +254,7 @@ CASES = [
     case("eval-synthetic-empty", "{d}/empty: no images", "eval", "--skip-real", "--synthetic", "{d}/empty"),
     case("eval-synthetic-missing", "{d}/missing: no such dataset folder",
          "eval", "--skip-real", "--synthetic", "{d}/missing"),
-    case("eval-real-empty", "{d}/empty: no Pascal VOC labels",
+    case("eval-real-empty", "{d}/empty: no Pascal VOC .xml files and no images/ folder",
          "eval", "--skip-synthetic", "--real", "{d}/empty"),
     case("eval-real-missing", "{d}/missing: no such folder",
          "eval", "--skip-synthetic", "--real", "{d}/missing"),

@@ -225,13 +225,15 @@ def require_training_extras() -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.detector.classifier_train import ClassifierConfig
+    from vision.detector.geometry_train import GeometryConfig
     from vision.detector.not_a_card import NotACardConfig
     from vision.detector.train import TrainConfig, dataset_root, export_onnx, train
 
     require_training_extras()
     # Everything given is checked before anything is rendered, mined or trained.
     stage = config_stage(args.config)
-    recipes = {"finder": TrainConfig, "classifier": ClassifierConfig, "not_a_card": NotACardConfig}
+    recipes = {"finder": TrainConfig, "classifier": ClassifierConfig, "not_a_card": NotACardConfig,
+               "geometry": GeometryConfig}
     recipes[stage].load(args.config)
     existing_weights(args.start_from)
     for d in args.data or []:

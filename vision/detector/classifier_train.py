@@ -47,7 +47,7 @@ class ClassifierConfig:
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     width: int = 48  # channels of the first stage; doubled at each stride
     crop: str = "box"  # box: the finder's box cut upright; rectified: the card straightened (geometry.py)
-    crop_size: tuple[int, int] = (CROP_W, CROP_H)  # classifier input (w, h), pixels
+    crop_size: list[int] = field(default_factory=lambda: [CROP_W, CROP_H])  # classifier input (w, h), pixels
     rect_shift: float = 0.0  # rectified: centre moved by up to this share of the card (the refiner's error)
     rect_turn: float = 0.0  # rectified: turned by up to this many degrees
     rect_scale: float = 0.0  # rectified: sides scaled by up to this share

@@ -18,8 +18,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.errors import CardrefError
-
 GEO_SIZE = 96  # the refiner's square input, pixels
 GEO_MARGIN = 0.125  # share of the box's longer side added on every side of the square
 RECT_MARGIN = 0.04  # share of the card added on every side of a rectified crop
@@ -165,12 +163,10 @@ class CornerRefiner:
 
     def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx"):
         from vision.detector.crops import to_blob
-        from vision.detector.onnx_backend import RUNNERS
+        from vision.detector.model_files import open_onnx
 
         self.path = Path(path)
-        if not self.path.exists():
-            raise CardrefError(f"{self.path}: corner refiner model not found")
-        self.run = RUNNERS[runtime](self.path, threads)
+        self.run = open_onnx(self.path, runtime, threads, "corner refiner model")
         self._blob = to_blob
 
     def rects(self, image: np.ndarray, boxes: np.ndarray) -> Rects:

@@ -103,9 +103,14 @@ class OpenVinoRunner:
             import openvino as ov
         except ImportError:
             raise CardrefError("the openvino backend needs: pip install openvino") from None
+        from openvino.frontend import FrontEndManager
+
         core = ov.Core()
         config = {"INFERENCE_NUM_THREADS": threads} if threads else {}
-        model = core.read_model(str(path))
+        # The ONNX reader alone: Core.read_model tries every format it knows on a file that is
+        # not ONNX, and the others print their parse errors straight to stderr.
+        onnx = FrontEndManager().load_by_framework("onnx")
+        model = onnx.convert(onnx.load(str(path)))
         # OpenVINO keeps the .onnx metadata under "framework".
         self.metadata = {k: model.get_rt_info(["framework", k]).astype(str) for k in ("imgsz", "crop")
                          if model.has_rt_info(["framework", k])}
