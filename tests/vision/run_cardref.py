@@ -35,3 +35,12 @@ def replay(game: Path, out: Path, *extra: str) -> subprocess.CompletedProcess:
         "replay", str(game / "video.mp4"), "--game", "royal_family", "--out", str(out),
         "--answers", str(game / "observations.jsonl"), "--quiet", *extra,
     )
+
+
+def rendered_set(out: Path, images: int, seed: int) -> Path:
+    """``cardref synth``: a small rendered dataset (train split only, the renderer's corners
+    recorded); returns ``out``."""
+    r = cardref("synth", "--out", str(out), "--images", str(images), "--seed", str(seed), "--val-every", "0",
+                "--quiet")
+    assert r.returncode == 0, r.stderr
+    return out

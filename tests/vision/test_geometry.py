@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from run_cardref import rendered_set
 
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import (
@@ -71,12 +72,7 @@ def test_a_quarter_turn_of_the_square_turns_its_target():
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
-    from tests.vision.run_cardref import cardref
-
-    out = tmp_path_factory.mktemp("geo") / "set"
-    r = cardref("synth", "--out", str(out), "--images", "3", "--seed", "41", "--val-every", "0", "--quiet")
-    assert r.returncode == 0, r.stderr
-    return out
+    return rendered_set(tmp_path_factory.mktemp("geo") / "set", 3, 41)
 
 
 def test_a_straightened_card_is_the_same_whichever_way_the_frame_is_turned(rendered):

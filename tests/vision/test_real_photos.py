@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from run_cardref import rendered_set
 
 from referee.cards import CLASSES
 from referee.errors import CardrefError
@@ -29,12 +30,7 @@ SUIT = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory) -> Path:
-    from tests.vision.run_cardref import cardref
-
-    out = tmp_path_factory.mktemp("real") / "set"
-    r = cardref("synth", "--out", str(out), "--images", "4", "--seed", "31", "--val-every", "0", "--quiet")
-    assert r.returncode == 0, r.stderr
-    return out
+    return rendered_set(tmp_path_factory.mktemp("real") / "set", 4, 31)
 
 
 def write_voc(rendered: Path, folder: Path, by_rank: bool) -> list:

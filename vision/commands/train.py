@@ -76,10 +76,19 @@ def config_stage(path: str) -> str:
     return stage
 
 
-def run_classifier(args: argparse.Namespace) -> int:
-    from vision.detector.classifier_train import ClassifierConfig, export_classifier, train_classifier
+def run_network(args: argparse.Namespace, stage: str) -> int:
+    """The classifier's or the corner refiner's training: the project's own small networks,
+    the same loop shape, each with its recipe class, trainer and exporter."""
+    if stage == "classifier":
+        from vision.detector.classifier_train import ClassifierConfig as Config
+        from vision.detector.classifier_train import export_classifier as export
+        from vision.detector.classifier_train import train_classifier as fit
+    else:
+        from vision.detector.geometry_train import GeometryConfig as Config
+        from vision.detector.geometry_train import export_geometry as export
+        from vision.detector.geometry_train import train_geometry as fit
 
-    cfg = ClassifierConfig.load(args.config)
+    cfg = Config.load(args.config)
     if args.threads:
         cfg.threads = args.threads
     if args.device:
@@ -88,29 +97,10 @@ def run_classifier(args: argparse.Namespace) -> int:
         cfg.batch = args.batch
     start = existing_weights(args.start_from)
     datasets = args.data or [synth_dataset(cfg.data)]
-    best = train_classifier(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
+    best = fit(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
     print(f"best weights: {best}")
     if not args.no_export:
-        print(f"ONNX model: {export_classifier(best, best.with_suffix('.onnx'))}")
-    return 0
-
-
-def run_geometry(args: argparse.Namespace) -> int:
-    from vision.detector.geometry_train import GeometryConfig, export_geometry, train_geometry
-
-    cfg = GeometryConfig.load(args.config)
-    if args.threads:
-        cfg.threads = args.threads
-    if args.device:
-        cfg.device = args.device
-    if args.batch:
-        cfg.batch = args.batch
-    start = existing_weights(args.start_from)
-    datasets = args.data or [synth_dataset(cfg.data)]
-    best = train_geometry(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
-    print(f"best weights: {best}")
-    if not args.no_export:
-        print(f"ONNX model: {export_geometry(best, best.with_suffix('.onnx'))}")
+        print(f"ONNX model: {export(best, best.with_suffix('.onnx'))}")
     return 0
 
 
@@ -241,12 +231,10 @@ def run(args: argparse.Namespace) -> int:
             dataset_root(d)
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
-    if stage == "classifier":
-        return run_classifier(args)
+    if stage in ("classifier", "geometry"):
+        return run_network(args, stage)
     if stage == "not_a_card":
         return run_not_a_card(args)
-    if stage == "geometry":
-        return run_geometry(args)
     cfg = TrainConfig.load(args.config)
     existing_weights(args.start_from)
     datasets = args.data or [synth_dataset(cfg.data)]

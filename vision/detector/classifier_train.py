@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -23,31 +22,24 @@ from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
 from vision.detector.geometry import CornerRefiner, Rects, rectified_crops, rects_from_quads
 from vision.detector.not_a_card import cards_only_state, load_net
-from vision.detector.recipe import load_config
+from vision.detector.recipe import NetworkRecipe
 
 
 @dataclass
-class ClassifierConfig:
-    """``configs/detector/classifier.yaml``: every setting of the classifier recipe."""
+class ClassifierConfig(NetworkRecipe):
+    """``configs/detector/classifier.yaml``: every setting of a classifier recipe (the shared
+    ones in :class:`vision.detector.recipe.NetworkRecipe`)."""
 
-    stage: str
     epochs: int = 12
-    batch: int = 128
-    lr: float = 0.003
-    weight_decay: float = 0.0005
     label_smoothing: float = 0.05
-    seed: int = 0
-    jitter: float = 0.08  # box edge jitter, share of the box size
-    copies: int = 2  # jittered crops per labelled card (train split)
     partial_copies: int = 0  # extra crops per card less than half in view (its index shows)
     court_swap: float = 0.0  # share of J/Q/K crops whose picture is another court card's of its suit
     suit_swap: float = 0.0  # share of J/Q/K crops whose picture is another suit's court card of its rank
     index_mask: float = 0.0  # share of J/Q/K crops whose two corner indices are blanked
     full_bleed: float = 0.0  # share of J/Q/K crops whose picture is stretched over the whole card
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
-    width: int = 48  # channels of the first stage; doubled at each stride
     crop: str = "box"  # box: the finder's box cut upright; rectified: the card straightened (geometry.py)
-    crop_size: list[int] = field(default_factory=lambda: [CROP_W, CROP_H])  # classifier input (w, h), pixels
+    crop_size: list[int] = field(default_factory=lambda: [CROP_W, CROP_H])  # input (w, h), pixels
     rect_shift: float = 0.0  # rectified: centre moved by up to this share of the card (the refiner's error)
     rect_turn: float = 0.0  # rectified: turned by up to this many degrees
     rect_scale: float = 0.0  # rectified: sides scaled by up to this share
@@ -55,13 +47,8 @@ class ClassifierConfig:
     grey: float = 0.0  # share of crops turned grey (grey cameras, washed-out light)
     invert: float = 0.0  # share of crops with light and dark swapped (dark-faced decks)
     geometry: str | None = None  # rectified: the corner refiner for sets without true corners (collected)
-    threads: int | None = None  # torch threads; 1 when another training shares the cores
-    device: str = "cpu"  # where the network trains: cpu, or a GPU as 0, 1, ... (cuda:N)
-    data: dict[str, Any] = field(default_factory=dict)
 
-    @classmethod
-    def load(cls, path: str | Path) -> ClassifierConfig:
-        return load_config(cls, path, "classifier config")
+    WHAT = "classifier config"
 
 
 def build_net(width: int = 48, classes: int = len(CLASSES), standardize: bool = False):

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -22,29 +21,17 @@ from vision.detector.crops import jitter_box
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
 from vision.detector.geometry import rect_errors as geometry_errors
-from vision.detector.recipe import load_config
+from vision.detector.recipe import NetworkRecipe
 
 
 @dataclass
-class GeometryConfig:
-    """``configs/detector/geometry.yaml``: every setting of the corner refiner's recipe."""
+class GeometryConfig(NetworkRecipe):
+    """``configs/detector/geometry.yaml``: the corner refiner's recipe (the settings shared with
+    the classifiers, :class:`vision.detector.recipe.NetworkRecipe`)."""
 
-    stage: str
-    epochs: int = 10
-    batch: int = 128
-    lr: float = 0.003
-    weight_decay: float = 0.0005
-    seed: int = 0
-    jitter: float = 0.08  # box edge jitter, share of the box size (the finder's error)
-    copies: int = 2  # jittered squares per labelled card (train split)
     width: int = 32
-    threads: int | None = None
-    device: str = "cpu"
-    data: dict[str, Any] = field(default_factory=dict)
 
-    @classmethod
-    def load(cls, path: str | Path) -> GeometryConfig:
-        return load_config(cls, path, "corner refiner config")
+    WHAT = "corner refiner config"
 
 
 def card_rects(sample) -> list:

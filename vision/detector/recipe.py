@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import types
 import typing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +57,28 @@ def _name(hint: Any) -> str:
     names = {int: "an integer", float: "a number", str: "a text", bool: "true or false",
              dict: "a mapping", list: "a list"}
     return names.get(typing.get_origin(hint) or hint, str(hint))
+
+
+@dataclass
+class NetworkRecipe:
+    """The settings every small network of the project trains with (the classifiers, the corner
+    refiner): one optimiser loop over jittered cuts of labelled cards."""
+
+    stage: str
+    epochs: int = 10
+    batch: int = 128
+    lr: float = 0.003
+    weight_decay: float = 0.0005
+    seed: int = 0
+    jitter: float = 0.08  # box edge jitter, share of the box size (the finder's error)
+    copies: int = 2  # jittered cuts per labelled card (train split)
+    width: int = 48  # channels of the first stage; doubled at each stride
+    threads: int | None = None  # torch threads; 1 when another training shares the cores
+    device: str = "cpu"  # where the network trains: cpu, or a GPU as 0, 1, ... (cuda:N)
+    data: dict[str, Any] = field(default_factory=dict)  # the rendered set trained on without --data
+
+    WHAT: typing.ClassVar[str] = "network recipe"
+
+    @classmethod
+    def load(cls, path: str | Path):
+        return load_config(cls, path, cls.WHAT)
