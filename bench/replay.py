@@ -12,6 +12,10 @@ per variant, the observations recovered over all games and over each deck's game
 
     python bench/replay.py --seeds 101 102 --moves 30 [--json bench/replay.json]
 
+``--baseline REV`` adds the detector of an earlier git revision (its ``models/`` taken from
+git, run on ONNX Runtime as it was then), camera alone and with the players answering, beside
+today's; ``--only-models`` leaves out the renderer's labels and the annotated video.
+
 ``--game royal_shuffle`` renders and replays Royal Shuffle games (whole games with ``--moves
 400``), with the players typing and answering as the true game went: the renderer's labels,
 then the detector. There the camera feeds a card put in view as the spec's ``placed`` and the
@@ -77,7 +81,15 @@ def main() -> int:
     p.add_argument("--work", type=Path, default=ROOT / ".cache" / "bench_replay")
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "replay.json")
     p.add_argument("--game", default="royal_family", choices=("royal_family", "royal_shuffle"))
+    p.add_argument("--baseline", metavar="REV", help="also replay with the detector of this git revision")
+    p.add_argument("--only-models", action="store_true", help="only the detector variants, no video")
     args = p.parse_args()
+    base = []
+    if args.baseline:
+        from bench.detector import models_at
+
+        finder = models_at(args.baseline, args.work / f"models_{args.baseline}")
+        base = ["--model", str(finder), "--backend", "onnx"]
     by_moves = args.game == "royal_family"
     rows = []
     for seed in args.seeds:
@@ -106,6 +118,11 @@ def main() -> int:
                 "model + annotated video": [],
                 "model, checks answered": players,
             }
+            if args.only_models:
+                del variants["truth detections"], variants["model + annotated video"]
+            if base:
+                variants[f"{args.baseline}, no video"] = ["--no-video", *base]
+                variants[f"{args.baseline}, checks answered"] = [*players, *base]
         else:  # what the camera cannot see is typed, and only its players can
             variants = {
                 "truth detections, players": ["--detections", str(truth), *players],
@@ -151,22 +168,22 @@ def main() -> int:
                 }
             )
     head = (
-        f"{'seed':>5} {'variant':<24} {'video s':>8} {'wall s':>7} {'x real':>7} {'recovered':>9} "
+        f"{'seed':>5} {'variant':<28} {'video s':>8} {'wall s':>7} {'x real':>7} {'recovered':>9} "
         f"{'wrong':>5} {'missed':>6} {'latency':>7} {'desync':>6}"
     )
     print(head)
     for r in rows:
         print(
-            f"{r['seed']:>5} {r['variant']:<24} {r['video_s']:>8.1f} {r['wall_s']:>7.1f} "
+            f"{r['seed']:>5} {r['variant']:<28} {r['video_s']:>8.1f} {r['wall_s']:>7.1f} "
             f"{r['x_real_time']:>7.2f} "
             f"{r['recovered']:>9.3f} {r['wrong_scored']:>5} {r['missed_scored']:>6} "
             f"{r['latency_median_s'] if r['latency_median_s'] is not None else '-':>7} {r['desyncs']:>6}"
         )
     totals = totals_by_deck(rows)
-    print(f"\n{'variant':<24} {'deck':<24} {'games':>5} {'recovered':>13} {'wrong':>5}")
+    print(f"\n{'variant':<28} {'deck':<24} {'games':>5} {'recovered':>13} {'wrong':>5}")
     for t in totals:
         share = f"{t['recovered_moves']}/{t['true_moves']} {t['recovered']:.0%}"
-        print(f"{t['variant']:<24} {t['deck']:<24} {t['games']:>5} {share:>13} {t['wrong_scored']:>5}")
+        print(f"{t['variant']:<28} {t['deck']:<24} {t['games']:>5} {share:>13} {t['wrong_scored']:>5}")
     answered = [r for r in rows if "checks_keyed" in r]
     if answered:
         kinds = ("confirmed", "keyed", "typed", "unanswered")
