@@ -235,7 +235,7 @@ class Session:
             print(summary(self.game, self.ref))
         elif word == "legal":
             print_legal(self.legal())
-        elif word.isdigit():
+        elif word.isascii() and word.isdigit():  # "²" is a digit to str.isdigit, not to int()
             self.play_number(int(word))
         else:
             try:
