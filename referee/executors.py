@@ -19,7 +19,7 @@ import concurrent.futures as cf
 import multiprocessing as mp
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -99,3 +99,16 @@ def executor(workers: Workers) -> Iterator[cf.Executor]:
         ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
         with cf.ProcessPoolExecutor(workers.processes, mp_context=ctx) as pool:
             yield pool
+
+
+def completed(pool: cf.Executor, tasks: Iterable[tuple[Hashable, Callable, tuple]]
+              ) -> Iterator[tuple[Hashable, cf.Future]]:
+    """Submit every ``(key, function, arguments)`` and yield ``(key, future)`` as each task
+    finishes; in this process, each as soon as it has run (so that a progress bar moves)."""
+    if isinstance(pool, InlineExecutor):
+        for key, fn, args in tasks:
+            yield key, pool.submit(fn, *args)
+        return
+    futures = {pool.submit(fn, *args): key for key, fn, args in tasks}
+    for future in cf.as_completed(futures):
+        yield futures[future], future

@@ -9,7 +9,6 @@ combination; it loads the game itself, so only names and numbers travel to the w
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import itertools
 import math
 import time
@@ -18,7 +17,7 @@ from dataclasses import dataclass, field
 
 from referee.config import parse_set_options
 from referee.errors import ConfigError
-from referee.executors import Workers, executor
+from referee.executors import Workers, completed, executor
 from referee.games import load_game
 from referee.simulate import playout
 
@@ -163,13 +162,10 @@ def sweep(game: str, base: list[str] | None, sweeps: dict[str, list[str]], games
     tallies = [Tally() for _ in combos]
     start = time.perf_counter()
     with executor(workers) as pool:
-        futures = {
-            pool.submit(play_seeds, game, combo, first, min(size, seed + games - first)): i
-            for i, combo in enumerate(combos)
-            for first in range(seed, seed + games, size)
-        }
-        for future in cf.as_completed(futures):
-            tallies[futures[future]].add(future.result())
+        tasks = [((i, first), play_seeds, (game, combo, first, min(size, seed + games - first)))
+                 for i, combo in enumerate(combos) for first in range(seed, seed + games, size)]
+        for (i, _), future in completed(pool, tasks):
+            tallies[i].add(future.result())
     for t in tallies:  # the order the tasks finished in is not the seeds' order
         t.rejects.sort()
         t.invariant_failures.sort()

@@ -10,7 +10,6 @@ video that fails is a row with its error; the others finish.
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import contextlib
 import csv
 import glob
@@ -22,7 +21,7 @@ from pathlib import Path
 
 from referee import files
 from referee.errors import CardrefError
-from referee.executors import executor, workers_from_args
+from referee.executors import completed, executor, workers_from_args
 from vision.progress import progress, say
 from vision.sources import VIDEO_SUFFIXES
 
@@ -187,15 +186,12 @@ def replay_many(args: argparse.Namespace) -> int:
     outcomes: dict[str, Outcome] = {}
     if not args.quiet:
         say(f"replaying {len(videos)} videos on {workers.describe()} into {out}/")
-    bar = progress(len(videos), "replay", "video", enabled=not args.quiet)
     with executor(workers) as pool:
+        bar = progress(len(videos), "replay", "video", enabled=not args.quiet)
         # Paths are absolute: a cluster's workers do not share this process's folder.
-        futures = {
-            pool.submit(replay_task, args, str(v.resolve()), str((out / n).resolve())): n
-            for v, n in zip(videos, names, strict=True)
-        }
-        for future in cf.as_completed(futures):
-            name = futures[future]
+        tasks = [(n, replay_task, (args, str(v.resolve()), str((out / n).resolve())))
+                 for v, n in zip(videos, names, strict=True)]
+        for name, future in completed(pool, tasks):
             try:
                 outcome = future.result()
             except Exception as e:  # the worker itself died (killed, out of memory)
