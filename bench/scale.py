@@ -4,7 +4,8 @@
 
 Each mode is one ``cardref replay`` command timed from start to end as a user would run it
 (its processes started inside the timing; the cluster is started before, as a cluster would be
-running already). ``--workers 2`` shares the cores out (one detector thread each); the cluster's
+running already), then once more on the same cluster, whose workers have imported cardref and
+loaded the detector by then. ``--workers 2`` shares the cores out (one detector thread each); the cluster's
 replays are given ``--threads 1`` for the same reason. Prints a table and writes JSON.
 
     python bench/scale.py [--games 6] [--moves 8] [--size 640x360] [--out bench/scale.json]
@@ -69,6 +70,10 @@ def main() -> int:
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
             results["LocalCluster, 2 workers"] = replay(
                 videos, tmp / "cluster", "--cluster", c.scheduler_address, "--threads", "1"
+            )
+            # The same again: its workers have imported cardref and loaded the detector.
+            results["the same LocalCluster again"] = replay(
+                videos, tmp / "cluster_again", "--cluster", c.scheduler_address, "--threads", "1"
             )
     serial = results["one after another (--workers 1)"]["seconds"]
     workers2 = results["--workers 2"]["seconds"]

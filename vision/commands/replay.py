@@ -28,6 +28,7 @@ its name (``--players '{dir}'``, ``--answers '{dir}/observations.jsonl'``).
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from pathlib import Path
 
@@ -94,11 +95,22 @@ def recorded_detector(path: Path):
 
 
 def model_detector(model: str | None, backend: str | None = None, threads: int | None = None):
+    from vision.detector import shipped_model
+
+    path = Path(model or shipped_model())
+    stamp = path.stat().st_mtime_ns if path.exists() else None  # a model retrained since is loaded anew
+    detector = _loaded_detector(model, backend, threads, stamp)
+    return lambda image, index: detector.detect(image)
+
+
+@functools.lru_cache(maxsize=2)
+def _loaded_detector(model: str | None, backend: str | None, threads: int | None, stamp: int | None):
+    """Loaded once a process (about a second here): a batch's worker replays many videos with
+    it. The detector keeps no state from one image to the next."""
     from vision.detector import load_detector
     from vision.pipeline import Settings
 
-    detector = load_detector(model, backend, conf=Settings.conf, threads=threads)
-    return lambda image, index: detector.detect(image)
+    return load_detector(model, backend, conf=Settings.conf, threads=threads)
 
 
 def read_answers(path: Path | None) -> list:
