@@ -292,3 +292,13 @@ def test_missing_start_weights_are_refused_before_any_work(name, tiny_dataset, t
     assert r.returncode == 2
     expected = f"{missing}: --from weights not found (expected a .pt file)"
     assert r.stderr.strip() == f"cardref train: error: {expected}"
+
+
+@pytest.mark.parametrize(("given", "torch_name"), [
+    ("cpu", "cpu"), ("0", "cuda:0"), ("cuda:1", "cuda:1"),
+    ("0,1", "cuda:0"), ("2, 3", "cuda:2"),  # the finder's DDP list: the small stages take its first GPU
+])
+def test_a_device_list_puts_the_classifier_stages_on_its_first_gpu(given, torch_name):
+    from vision.detector.classifier_train import torch_device
+
+    assert torch_device(given) == torch_name

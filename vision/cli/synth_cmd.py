@@ -7,6 +7,7 @@ import json
 import sys
 
 from referee.errors import CardrefError
+from referee.executors import add_worker_args, workers_from_args
 from referee.paths import datasets_dir
 
 
@@ -24,7 +25,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         help="deck recipe YAML (default: datasets/recipes/train.yaml of the cardref repository)",
     )
     p.add_argument("--imgsz", type=int, default=960, help="longest image side at most (default 960)")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    add_worker_args(p, "render shards of the images (the same bytes whatever the count)")
     p.add_argument("--layout", default="royal_family", help="table layout of the layout scenes")
     p.add_argument("--val-every", type=int, default=10, help="every N-th image goes to val (0: none)")
     p.add_argument("--preview", action="store_true", help="write a contact sheet of samples with boxes")
@@ -49,16 +50,18 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError("--out: required (a folder for the dataset)")
     from vision.synth.dataset import generate
 
+    workers = workers_from_args(args)
     summary = generate(
         args.out,
         args.images,
         args.seed,
         args.recipe,
         args.imgsz,
-        args.workers,
+        workers.processes,
         args.layout,
         args.val_every,
         progress=not args.quiet,
+        cluster=workers.cluster,
     )
     print(json.dumps(summary))
     sys.stdout.flush()

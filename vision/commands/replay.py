@@ -17,11 +17,18 @@ a hand, who starts), answer the referee's questions, and answer each card the ca
 unsurely (a ``[CHECK]`` in ``cardref live``) with the card really moved, as a key or a typed
 rename would live; ``summary.json`` counts the checks and how they were answered. This
 measures the live referee with its players; ``--answers`` alone measures the camera alone.
+
+Several videos (paths, a folder, a glob such as ``'night/*.mp4'``) are replayed side by side on
+all cores (``--workers N``) or on a Dask cluster (``--cluster ADDRESS``, docs/scale.md): each
+into its own folder under ``--out``, with ``games.csv`` and ``index.html`` over all of them. A
+file that differs per video is named by a pattern: ``{dir}`` is the video's folder, ``{stem}``
+its name (``--players '{dir}'``, ``--answers '{dir}/observations.jsonl'``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from pathlib import Path
 
@@ -32,13 +39,15 @@ from referee.errors import CardrefError
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
+    from referee.executors import add_worker_args
     from referee.games import GAMES
     from vision.detector import RUNTIMES
 
     p = argparse.ArgumentParser(
         prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("video", help="recorded video file")
+    p.add_argument("video", nargs="+",
+                   help="recorded video file; several, a folder or a glob: one replay each (see above)")
     p.add_argument("--game", required=True, choices=GAMES)
     p.add_argument("--out", required=True, type=Path, help="output folder")
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
@@ -59,6 +68,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no announcements on stdout")
+    p.add_argument("--threads", type=int, help="detector threads (default: the runtime's; with several "
+                   "local workers, the cores shared out among them)")
+    add_worker_args(p, "replay several videos side by side")
     return p
 
 
@@ -82,12 +94,23 @@ def recorded_detector(path: Path):
     return detect
 
 
-def model_detector(model: str | None, backend: str | None = None):
+def model_detector(model: str | None, backend: str | None = None, threads: int | None = None):
+    from vision.detector import shipped_model
+
+    path = Path(model or shipped_model())
+    stamp = path.stat().st_mtime_ns if path.exists() else None  # a model retrained since is loaded anew
+    detector = _loaded_detector(model, backend, threads, stamp)
+    return lambda image, index: detector.detect(image)
+
+
+@functools.lru_cache(maxsize=2)
+def _loaded_detector(model: str | None, backend: str | None, threads: int | None, stamp: int | None):
+    """Loaded once a process (about a second here): a batch's worker replays many videos with
+    it. The detector keeps no state from one image to the next."""
     from vision.detector import load_detector
     from vision.pipeline import Settings
 
-    detector = load_detector(model, backend, conf=Settings.conf)
-    return lambda image, index: detector.detect(image)
+    return load_detector(model, backend, conf=Settings.conf, threads=threads)
 
 
 def read_answers(path: Path | None) -> list:
@@ -134,6 +157,17 @@ def players_act(camera, players, events: list, index: int, t: float) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision import batch
+
+    if batch.is_batch(args.video):
+        return batch.replay_many(args)
+    args.video = args.video[0]
+    for name in batch.PER_VIDEO:  # a {dir} or {stem} pattern names this video's own
+        setattr(args, name, batch.per_video(getattr(args, name), Path(args.video)))
+    return replay_one(args)
+
+
+def replay_one(args: argparse.Namespace) -> int:
     from referee.commands.common import game_from_args, open_referee
     from vision.calibration import Calibration
     from vision.layout import load_layout
@@ -165,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     if args.detections:
         detect = recorded_detector(args.detections)
     else:
-        detect = model_detector(args.model, args.backend)
+        detect = model_detector(args.model, args.backend, args.threads)
     calibration = Calibration.load(args.calibration) if args.calibration else None
     files.ensure_dir(args.out, "replay")
     log = args.out / "observations.jsonl"

@@ -37,7 +37,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--from", dest="start_from", metavar="MODEL.pt", help="fine-tune these weights")
     p.add_argument("--resume", action="store_true", help="resume the interrupted run in --out")
     p.add_argument("--out", type=Path, default=Path("runs/detector"), help="run folder")
-    p.add_argument("--device", help="cpu, 0, ... (finder default: Ultralytics picks; classifier: cpu)")
+    p.add_argument("--device", help="cpu, 0, ... (finder default: Ultralytics picks; classifier: cpu); "
+                   "0,1: the finder on both GPUs (Ultralytics' DDP), the other stages on GPU 0")
     p.add_argument("--epochs", type=int)
     p.add_argument("--imgsz", type=int)
     p.add_argument("--batch", type=int)

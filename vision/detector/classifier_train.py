@@ -295,8 +295,11 @@ def full_bleed(x, labels: np.ndarray, generator, share: float):
 
 
 def torch_device(spec: str) -> str:
-    """``0`` -> ``cuda:0`` (the finder's Ultralytics spelling); ``cpu``, ``cuda:1`` as given."""
-    return f"cuda:{spec}" if spec.isdigit() else spec
+    """``0`` -> ``cuda:0`` (the finder's Ultralytics spelling); ``cpu``, ``cuda:1`` as given.
+    A list (``0,1``: the finder trains on every GPU of it with Ultralytics' DDP) trains the
+    classifier and the corner refiner, small networks, on its first GPU."""
+    first = spec.split(",")[0].strip()
+    return f"cuda:{first}" if first.isdigit() else first
 
 
 def _blob(crops: np.ndarray):

@@ -3,15 +3,17 @@
 Layout of DIR: ``data.yaml``, ``classes.txt``, ``images/{train,val}/*.jpg``,
 ``labels/{train,val}/*.txt`` (YOLO: class cx cy w h, normalised) and ``quads/{train,val}/*.json``
 (every card's true corners, class, zone, visible fraction and whether it was labelled).
-Image ``i`` is made from ``(seed, i)`` alone, so the bytes do not depend on worker count.
+Image ``i`` is made from ``(seed, i)`` alone, so the bytes do not depend on worker count:
+the images are split into shards of consecutive indices that run on local processes or on a
+Dask cluster's workers (:mod:`referee.executors`), in whatever order they finish.
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import json
-import multiprocessing as mp
+import math
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ import yaml
 
 from referee import files
 from referee.cards import CLASS_ID, CLASSES
+from referee.executors import Workers, executor
 from vision.layout import load_layout
 from vision.progress import progress as progress_bar
 from vision.synth.assets import Art, Recipe, load_recipe
@@ -46,6 +49,7 @@ def split_of(index: int, val_every: int) -> str:
 
 
 def _init(job: Job) -> None:
+    """Load the art and layout once per process (a worker keeps them for the next shard)."""
     cv2.setNumThreads(1)
     _STATE["job"] = job
     _STATE["art"] = Art(load_recipe(job.recipe))
@@ -71,6 +75,25 @@ def _make(index: int) -> tuple[int, int, int]:
     }
     (out / "quads" / split / f"{name}.json").write_text(json.dumps(quads, separators=(",", ":")) + "\n")
     return index, len(lines), len(s.jpeg)
+
+
+def _shard(job: Job, start: int, stop: int) -> int:
+    """Render images ``start..stop-1``: one task on a local process or a cluster's worker.
+    Returns the number of boxes labelled."""
+    if _STATE.get("job") != job:
+        _init(job)
+    return sum(_make(i)[1] for i in range(start, stop))
+
+
+def shards(images: int, size: int) -> list[tuple[int, int]]:
+    return [(a, min(a + size, images)) for a in range(0, images, size)]
+
+
+def shard_size(images: int, workers: Workers) -> int:
+    """Four shards a process at least (so that one slow shard does not keep the others idle),
+    at most 16 images each (a progress bar that moves; a cluster's task small enough)."""
+    share = 8 if workers.cluster else workers.processes  # a cluster's size is not known here
+    return max(1, min(16, math.ceil(images / (4 * share))))
 
 
 def write_meta(out: Path, recipe: Recipe, job: Job, n: int) -> None:
@@ -115,30 +138,38 @@ def generate(
     layout: str = "royal_family",
     val_every: int = 10,
     progress: bool = True,
+    cluster: str | None = None,
 ) -> dict:
+    """Render ``images`` images into ``out`` on ``workers`` local processes (default: all
+    cores) or on the Dask scheduler at ``cluster``, whose workers must see ``out``."""
     out = Path(out)
     rec = load_recipe(recipe)
     Art(rec)  # fail early, with a clear error, when the art cache is missing
     for sub in ("images", "labels", "quads"):
         for split in ("train", "val"):
             files.ensure_dir(out / sub / split, "synthetic set")
-    job = Job(str(out), rec.source, layout, seed, imgsz, val_every)
+    # Absolute paths: a cluster's workers do not share this process's working folder.
+    job = Job(str(out.resolve()), str(Path(rec.source).resolve()), layout, seed, imgsz, val_every)
     (out / "data.yaml").unlink(missing_ok=True)  # the set is whole again only when rendered
-    workers = workers or os.cpu_count() or 1
+    if cluster:
+        pool = Workers(cluster=cluster)
+    else:
+        pool = Workers(processes=min(workers or os.cpu_count() or 1, images))
     bar = progress_bar(images, "synth", "img", enabled=progress)
     t0 = time.perf_counter()
     boxes = 0
-    if workers <= 1:
+    if pool.processes <= 1 and not pool.cluster:
         _init(job)
         for i in range(images):
             boxes += _make(i)[1]
             bar.update()
     else:
-        ctx = mp.get_context("fork" if sys.platform.startswith("linux") else "spawn")
-        with ctx.Pool(workers, initializer=_init, initargs=(job,)) as pool:
-            for _, nb, _ in pool.imap_unordered(_make, range(images), chunksize=2):
-                boxes += nb
-                bar.update()
+        with executor(pool) as ex:
+            parts = shards(images, shard_size(images, pool))
+            futures = {ex.submit(_shard, job, a, b): b - a for a, b in parts}
+            for future in cf.as_completed(futures):
+                boxes += future.result()
+                bar.update(futures[future])
     bar.close()
     write_meta(out, rec, job, images)
     seconds = time.perf_counter() - t0

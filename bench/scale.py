@@ -1,0 +1,101 @@
+"""Many replays at once: ``cardref replay`` of the same rendered games one after another
+(``--workers 1``), on two local processes (``--workers 2``) and on a two-worker Dask
+``LocalCluster`` (``--cluster``), in one run, through the shipped detector.
+
+Each mode is one ``cardref replay`` command timed from start to end as a user would run it
+(its processes started inside the timing; the cluster is started before, as a cluster would be
+running already), then once more on the same cluster, whose workers have imported cardref and
+loaded the detector by then. ``--workers 2`` shares the cores out (one detector thread each); the cluster's
+replays are given ``--threads 1`` for the same reason. Prints a table and writes JSON.
+
+    python bench/scale.py [--games 6] [--moves 8] [--size 640x360] [--out bench/scale.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.synth.game_video import VideoSpec, render_game  # noqa: E402
+
+RECIPE = str(ROOT / "datasets" / "recipes" / "holdout.yaml")
+
+
+def replay(videos: list[Path], out: Path, *extra: str) -> dict:
+    """One ``cardref replay`` of every video; its wall time and what games.csv says."""
+    cmd = [sys.executable, "-m", "vision.cli.main", "replay", *map(str, videos), "--game", "royal_family",
+           "--out", str(out), "--answers", "{dir}/observations.jsonl", "--quiet", *extra]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{r.stderr}")
+    rows = list(csv.DictReader((out / "games.csv").open()))
+    return {"seconds": round(seconds, 2), "observations": sum(int(r["observations"]) for r in rows),
+            "video_seconds": round(sum(float(r["seconds"]) for r in rows), 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=6)
+    ap.add_argument("--moves", type=int, default=8, help="observations rendered per game")
+    ap.add_argument("--size", default="640x360")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "scale.json"))
+    args = ap.parse_args()
+    from distributed import LocalCluster
+
+    width, height = map(int, args.size.split("x"))
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        videos = []
+        for seed in range(1, args.games + 1):
+            spec = VideoSpec(seed=seed, size=(width, height), max_moves=args.moves, recipe=RECIPE)
+            render_game(spec, tmp / "games" / f"seed{seed}", False)
+            videos.append(tmp / "games" / f"seed{seed}" / "video.mp4")
+        results = {
+            "one after another (--workers 1)": replay(videos, tmp / "serial", "--workers", "1"),
+            "--workers 2": replay(videos, tmp / "workers2", "--workers", "2"),
+        }
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+            results["LocalCluster, 2 workers"] = replay(
+                videos, tmp / "cluster", "--cluster", c.scheduler_address, "--threads", "1"
+            )
+            # The same again: its workers have imported cardref and loaded the detector.
+            results["the same LocalCluster again"] = replay(
+                videos, tmp / "cluster_again", "--cluster", c.scheduler_address, "--threads", "1"
+            )
+    serial = results["one after another (--workers 1)"]["seconds"]
+    workers2 = results["--workers 2"]["seconds"]
+    for r in results.values():
+        r["ratio_to_one_after_another"] = round(r["seconds"] / serial, 3)
+        r["ratio_to_workers_2"] = round(r["seconds"] / workers2, 3)
+    print(f"{args.games} rendered games of {args.moves} observations at {args.size}, "
+          f"{os.cpu_count()} cores, load average before {load_before[0]:.2f}")
+    print(f"{'mode':34} {'wall s':>8} {'x serial':>9} {'x workers 2':>12} {'observations':>13}")
+    for name, r in results.items():
+        print(f"{name:34} {r['seconds']:8.2f} {r['ratio_to_one_after_another']:9.3f} "
+              f"{r['ratio_to_workers_2']:12.3f} {r['observations']:13d}")
+    record = {
+        "date": time.strftime("%Y-%m-%d"),
+        "games": args.games, "moves": args.moves, "size": args.size, "cores": os.cpu_count(),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "modes": results,
+    }
+    Path(args.out).write_text(json.dumps(record, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
