@@ -47,9 +47,10 @@ from dataclasses import dataclass, field, replace
 from referee.announcements import Announcement
 from referee.cards import Card
 from referee.core import Referee
-from referee.errors import ConfigError
+from referee.errors import CardrefError, ConfigError
 from referee.observations import Observation, is_swap
 from vision.layout import Layout
+from vision.recovery import Explanation, RecoveryQuestion, legal_steps, missed_steps
 from vision.table_state import TableState, copies_of
 
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
@@ -137,6 +138,9 @@ class Result:
     resynced: bool = False  # the table matches the game again after a desync
     read_as: dict[str, str] = field(default_factory=dict)  # card fed -> the name the camera read
     seq: list[int | None] = field(default_factory=list)  # each fed observation's index in referee.fed
+    # Steps the camera missed, found by the rules (fed with the changes seen: the players check)
+    recovered: Explanation | None = None
+    question: RecoveryQuestion | None = None  # several explanations: the players choose
 
 
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
@@ -217,6 +221,8 @@ class EventInference:
         self.sure_aliases: set[str] = set()
         # The camera's picture (and the referee's length) that no re-reading explained last.
         self._unexplained: tuple | None = None
+        self.question: RecoveryQuestion | None = None  # open until a player picks an explanation
+        self._question_seen: TableState | None = None
 
     def referee_zones(self) -> dict[str, list[Card]]:
         return self.referee.game.cards_by_zone(self.referee.state) or {}
@@ -354,6 +360,19 @@ class EventInference:
                 seen, changes, plan = self._reread(reread, result)
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed
+        carried: list[Observation] = []
+        if plan is None and attempt != self._unexplained:
+            # Moves merged by a lost read: the steps the camera missed, searched among the
+            # legal moves from the last agreed table (``vision.recovery``).
+            found = self._recover(seen)
+            if len(found) == 1:
+                plan, result.recovered = list(found[0].steps), found[0]
+                carried = list(found[0].carried)
+            elif found:
+                self.question, self._question_seen = RecoveryQuestion(found), seen
+                result.question = self.question
+                self._unexplained = attempt
+                return result
         self._unexplained = attempt if plan is None else None
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
@@ -367,6 +386,8 @@ class EventInference:
             self._move(obs)
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
+        for obs in carried:
+            self._move(obs)
         self._sync_hidden()
         # A card gone from view with nowhere legal to have gone was most likely missed by the
         # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
@@ -375,6 +396,7 @@ class EventInference:
         unexplained = [c for c in unexplained if not c.vanished]
         if unexplained:
             reason = "the table does not match the game: " + ", ".join(c.describe() for c in unexplained)
+            reason += f"; {self._put_right(unexplained[0])}"
             if reason != self.desync:
                 result.desync = reason
                 result.why = self._trial().feed(unexplained[0].observations()[0])  # state kept
@@ -382,6 +404,64 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _recover(self, seen: TableState) -> list[Explanation]:
+        """The shortest legal explanations of this table through steps the camera missed."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        cards = {n for (_, n), k in ((now - expected) + (expected - now)).items() if k > 0}
+        if not cards:
+            return []
+
+        def read(trial: Referee, moved: tuple[Observation, ...]) -> tuple[list[Observation] | None, list]:
+            """The plan after the cards ``moved`` so far, and the readings of what is left."""
+            physical = {z: list(cs) for z, cs in self.physical.items()}
+            kept = self.referee, self.physical
+            self.referee, self.physical = trial, physical
+            try:
+                for obs in moved:
+                    self._move(obs)
+                changes = self.changes(seen)
+                plan = (self._plan(changes) if changes else []) if moved else None
+                return plan, [o for c in changes for o in c.observations()]
+            finally:
+                self.referee, self.physical = kept
+
+        return missed_steps(self.referee, cards, read)
+
+    def choose(self, key: int) -> Result:
+        """A player's pick among the explanations of an open :class:`RecoveryQuestion`: its
+        steps are fed, and the table read since is compared again."""
+        question = self.question
+        if question is None or not 1 <= key <= len(question.choices):
+            n = len(question.choices) if question else 0
+            said = f"{key}: expected a choice from 1 to {n}" if n else "no question on missed moves is open"
+            raise CardrefError(said)
+        chosen, seen = question.choices[key - 1], self._question_seen
+        self.question = self._question_seen = None
+        result = Result(recovered=chosen)
+        for obs in chosen.steps:
+            seq = len(self.referee.fed)
+            result.fed.append((obs, self.referee.feed(obs)))
+            result.seq.append(seq)
+            if seen is not None:
+                self._remember_naming(obs, seq, seen, {})
+            self._move(obs)
+            if self.referee.pending is not None:
+                break
+        for obs in chosen.carried:
+            self._move(obs)
+        self._sync_hidden()
+        if self.desync is not None:
+            self.desync, result.resynced = None, True
+        return result
+
+    def _put_right(self, change: Change) -> str:
+        """What the players can do about a change no legal sequence explains: the line to type
+        when the rules have a step of that card the camera may have missed, else put it back."""
+        steps = legal_steps(self.referee, {change.card})
+        if steps:
+            return f"if {change.card} went there legally, type the step the camera missed: {steps[0].short()}"
+        return f"put {change.card} back on {change.src}, or type what happened"
 
     def _correct(self, correction: tuple, result: Result) -> tuple[list[Change], list[Observation]]:
         """Feed the rename of :meth:`_corrected_plan`; return the changes and plan after it."""

@@ -22,7 +22,7 @@ from referee.errors import CardrefError
 from referee.observations import Observation
 from vision.calibration import Calibration, drift_px, from_markers
 from vision.detector.detections import Detections
-from vision.events import EventInference
+from vision.events import EventInference, Result
 from vision.layout import Layout
 from vision.motion import SettleDetector
 from vision.start_layout import from_start_cards
@@ -202,12 +202,20 @@ class CameraReferee:
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
-        result = self.inference.update(self.table)
+        return self._report(self.inference.update(self.table), index, t)
+
+    def _report(self, result: Result, index: int, t: float) -> list[Event]:
+        """The events of one inference result: what was fed, with the names' probabilities."""
+        assert self.table is not None
         events: list[Event] = []
         if result.resynced:
             events.append(Event("resync", t, index, "the table matches the game again"))
         if result.desync:
             events.append(Event("desync", t, index, result.desync))
+        if result.question is not None:  # several legal ways here: the players pick one
+            choices = [e.describe() for e in result.question.choices]
+            events.append(Event("question", t, index, result.question.prompt(), data={"choices": choices}))
+        events += self._recovered(result, index, t)
         for (obs, notes), seq in zip(result.fed, result.seq, strict=True):
             data = obs.to_json()
             if seq is not None:
@@ -238,6 +246,23 @@ class CameraReferee:
         events += [
             Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in result.why
         ]
+        return events
+
+    def _recovered(self, result: Result, index: int, t: float) -> list[Event]:
+        """Steps the camera missed and the rules supplied: flagged for the players to check."""
+        if result.recovered is None:
+            return []
+        missed = ", ".join(o.short() for o in result.recovered.missed)
+        text = f"the camera missed {missed}: fed as the rules allow; check it, and type a rename if wrong"
+        data = {"missed": [o.to_json() for o in result.recovered.missed]}
+        return [Event("recovered", t, index, text, data=data)]
+
+    def choose(self, key: int, index: int, t: float) -> list[Event]:
+        """A player's pick (``key``, from 1) among the explanations of an open question on
+        missed moves; then what the table shows since."""
+        events = self._report(self.inference.choose(key), index, t)
+        if self.table is not None and self.referee.pending is None:
+            events += self._infer(index, t)  # the table as read now, after those steps
         return events
 
     def _likely_others(self, zone: str | None, read: str, fed: str) -> list[str]:
