@@ -80,15 +80,20 @@ def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
     steps: dict[str, Observation] = {}
     for move in game.legal_moves(state):
         try:
-            after = game.cards_by_zone(game.apply(state, move).state) or {}
+            after = game.apply(state, move).state
         except IllegalMove:
             continue
-        moved = card_moves(before, after)
+        moved = card_moves(before, game.cards_by_zone(after) or {})
         if not moved or any(name not in cards for name, _, _ in moved):
             continue
+        # Where the rules file a card at once but ask the players to move it there (a joker
+        # drawn goes to the joker spot by way of staging), the camera sees it reach the zone
+        # the clean-up starts from.
+        asked = getattr(after, "expected", [])
         for name, src, dst in moved:
-            obs = Observation.move(name, src, dst)
-            steps.setdefault(obs.short(), obs)
+            via = [z for c, z, _ in asked if c == name and z != src]
+            for obs in (Observation.move(name, src, dst), *(Observation.move(name, src, z) for z in via)):
+                steps.setdefault(obs.short(), obs)
     return list(steps.values())
 
 

@@ -227,6 +227,8 @@ def play(
                     settle()  # what waited for the answer
         if unsettled and not held:
             settle()  # per turn: the clean-ups of the last move and the next move, then a settle
+    if unsettled:
+        settle()  # a card drawn last, still in staging
     return true_moves, inferred, truth, camera
 
 
@@ -579,3 +581,22 @@ def test_moves_merged_by_lost_reads_are_recovered_or_asked(seed, every):
     )
     assert recovered
     assert camera.snapshot() == truth.snapshot()
+
+
+def test_a_table_no_legal_sequence_explains_says_what_to_type_and_resyncs_later():
+    """A card flopped onto the wrong pile: no legal sequence leads there. The desync says the
+    line the players can type (the legal step of that card), and the next table a legal
+    sequence explains (the card put where the rules want it) puts the game back in step."""
+    camera = Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in camera.state.zones.items()}
+    wrong = camera_view(physical)
+    wrong.cards["flop_2"] = ["7S"]
+    result = inference.update(wrong)
+    assert result.desync is not None and result.recovered is None
+    assert result.desync.endswith("type the step the camera missed: 7S draw_pile -> flop_1")
+    assert not result.fed
+    right = camera_view(physical)
+    right.cards["flop_1"] = ["7S"]
+    result = inference.update(right)
+    assert result.resynced and [o.short() for o, _ in result.fed] == ["7S draw_pile -> flop_1"]
