@@ -24,12 +24,13 @@ from vision.calibration import Calibration, drift_px, from_markers
 from vision.detector.detections import Detections
 from vision.events import EventInference, Result
 from vision.layout import Layout
-from vision.motion import SettleDetector
+from vision.motion import SettleDetector, thumbnail_mask
 from vision.start_layout import from_start_cards
 from vision.table_state import MAX_CANDIDATES, SeenCard, TableState, Vote, place
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
-DRIFT_EVERY_S = 5.0
+DRIFT_EVERY_S = 5.0  # while the table is quiet; and always before a read
+TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card laid at its edge)
 
 
 @dataclass
@@ -138,6 +139,8 @@ class CameraReferee:
         self.last_drift_check = -1e9
         self.last_card_try = -1e9
         self.detections_log: list[dict] = []  # per analysed frame, for --detections re-runs
+        self.covered: set[str] | None = None  # zones under an arm during a partial read
+        self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -148,21 +151,33 @@ class CameraReferee:
             events += self._calibrate(index, t, image)
             if self.calibration is None:
                 return events  # keep looking for the mat or the start layout
+        if self.settle.region is None:
+            self._watch_table(image)
         motion = self.settle.update(image, t)
-        if motion.moving:
-            self.vote = None
+        partial = motion.partial and self.table is not None and motion.still is not None
+        if motion.moving and not partial:
+            self.vote = self.covered = None
             return events
-        if self.vote is None and not motion.read_now:
+        if self.vote is None and not (motion.read_now or partial):
             events += self._check_drift(index, t, image)
             return events
-        if self.vote is None:
-            self.vote = Vote(self.layout)
+        if self.vote is None or partial != (self.covered is not None):
+            # A knocked camera is noticed before the table is read through a stale calibration.
+            events += self._check_drift(index, t, image, now=True)
+            self.vote, self.covered = Vote(self.layout), (set() if partial else None)
+        if partial and self.covered is not None:
+            assert motion.still is not None
+            self.covered |= self._covered(motion.still)
         self.vote.add(self._read(index, t, image))
         if len(self.vote) < self.settings.reads:
             return events
         self.settle.mark_read(image)
-        self.table, self.vote = self.vote.result(), None
-        events.append(Event("read", t, index, "table read", data=self.table.to_json()))
+        table, data = self.vote.result(), {}
+        if self.covered is not None and self.table is not None:
+            table = table.kept_under(self.table, self.covered)  # an arm over the rest
+            data["covered"] = sorted(self.covered)
+        self.table, self.vote, self.covered = table, None, None
+        events.append(Event("read", t, index, "table read", data={**self.table.to_json(), **data}))
         return events + self._infer(index, t)
 
     def _calibrate(self, index: int, t: float, image: np.ndarray) -> list[Event]:
@@ -302,8 +317,32 @@ class CameraReferee:
             events += self.answer(swap, index, t)
         return events
 
-    def _check_drift(self, index: int, t: float, image: np.ndarray) -> list[Event]:
-        if self.calibration is None or t - self.last_drift_check < DRIFT_EVERY_S or not self.layout.markers:
+    def _watch_table(self, image: np.ndarray) -> None:
+        """Judge motion over the table (the layout's rectangle and a margin), not the frame."""
+        if self.calibration is None:
+            return
+        w, h = self.layout.table_size
+        m = TABLE_MARGIN_CM
+        corners = np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], np.float64)
+        size = (image.shape[1], image.shape[0])
+        self.settle.set_region(self.calibration.to_image(corners), size)
+        # Each zone grown by half a card: a card at its edge is covered when an arm is near.
+        cw, ch = self.layout.card_size
+        self.zone_masks = {}
+        for zone in self.layout.table_zones:
+            x0, y0, x1, y1 = zone.rect
+            rect = np.array([[x0 - cw / 2, y0 - ch / 2], [x1 + cw / 2, y0 - ch / 2],
+                             [x1 + cw / 2, y1 + ch / 2], [x0 - cw / 2, y1 + ch / 2]], np.float64)
+            self.zone_masks[zone.id] = thumbnail_mask(self.calibration.to_image(rect), size)
+
+    def _covered(self, still: np.ndarray) -> set[str]:
+        """The zones something moved over lately (not still in the thumbnail)."""
+        return {z for z, m in self.zone_masks.items() if m.shape == still.shape and (m & ~still).any()}
+
+    def _check_drift(self, index: int, t: float, image: np.ndarray, now: bool = False) -> list[Event]:
+        if self.calibration is None or not self.layout.markers:
+            return []
+        if not now and t - self.last_drift_check < DRIFT_EVERY_S:
             return []
         self.last_drift_check = t
         d = drift_px(self.calibration, image, self.layout)
@@ -314,6 +353,7 @@ class CameraReferee:
             self.calibration = from_markers(image, self.layout, source=f"frame {index}")
         except CardrefError:
             self.calibration = old
+        self._watch_table(image)
         return [
             Event(
                 "drift",

@@ -10,8 +10,9 @@ only what the camera sees changes:
   for about 2 s and leaves, moving all the while (someone reaching across to a drink);
 - ``bump``: at 40 % of the video the camera turns by 1 degree and shifts by 2.5 % of the
   frame (a knock), and stays so;
-- ``staging``: while a drawn card lies in ``staging``, a hand keeps moving over it, so the
-  table never settles with the card there (the camera misses the staging step);
+- ``staging``: while a drawn card lies in ``staging`` before going somewhere in view, a hand
+  keeps moving over it, so the table never settles with the card there (the camera misses
+  the staging step and sees the card jump from the draw pile to its destination);
 - ``dim``: a third of the light, warm (less blue), with sensor noise.
 """
 
@@ -25,6 +26,7 @@ import cv2
 import numpy as np
 
 from referee.errors import CardrefError
+from vision.layout import load_layout
 
 CONDITIONS = ("arms", "bump", "staging", "dim")
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
@@ -47,11 +49,16 @@ def _arm(image: np.ndarray, base: tuple[float, float], tip: tuple[float, float],
 
 
 class Arms:
-    """Arms crossing the table at random times, each moving along its own path."""
+    """Arms crossing the table at random times, each moving along its own path: (start s,
+    base px, tip px) each, over the table for ``duration`` s."""
 
-    def __init__(self, rng: np.random.Generator, seconds: float, size: tuple[int, int]):
+    def __init__(self, crossings: list, width: float, duration: float = ARM_FOR_S):
+        self.crossings, self.width, self.duration = crossings, width, duration
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, seconds: float, size: tuple[int, int]) -> Arms:
         w, h = size
-        self.crossings = []
+        crossings = []
         t = float(rng.uniform(*ARM_EVERY_S))
         while t < seconds:
             from_top = rng.random() < 0.5
@@ -59,13 +66,13 @@ class Arms:
             base = (x0, -0.1 * h if from_top else 1.1 * h)
             reach = float(rng.uniform(0.3, 0.75)) * h
             tip = (x0 + float(rng.normal(0, 0.12)) * w, reach if from_top else h - reach)
-            self.crossings.append((t, base, tip))
+            crossings.append((t, base, tip))
             t += ARM_FOR_S + float(rng.uniform(*ARM_EVERY_S))
-        self.width = 0.07 * w
+        return cls(crossings, 0.07 * w)
 
     def draw(self, image: np.ndarray, t: float) -> None:
         for start, base, tip in self.crossings:
-            u = (t - start) / ARM_FOR_S
+            u = (t - start) / self.duration
             if 0 <= u <= 1:
                 reach = np.sin(np.pi * u)  # in, hover, out
                 wobble = 0.03 * image.shape[1] * np.sin(7 * u)
@@ -73,22 +80,47 @@ class Arms:
                 _arm(image, base, at, self.width)
 
 
-def staging_boxes(labels: Path) -> dict[int, tuple[float, float, float, float]]:
-    """Frame -> the box of the card lying still in ``staging`` on that settled frame."""
+def staging_boxes(game_dir: Path) -> dict[int, tuple[float, float, float, float]]:
+    """Frame -> the box of the card lying still in ``staging`` on that settled frame, for the
+    cards that then go somewhere the camera sees (a card drawn and discarded face down unseen
+    is a whole turn missed, which no camera can name: the players type it)."""
+    meta = json.loads((game_dir / "render.json").read_text())
+    layout = load_layout(meta.get("layout") or meta["game"])
+    truth = [json.loads(line) for line in (game_dir / "observations.jsonl").read_text().splitlines() if line]
     out = {}
-    with labels.open(encoding="utf-8") as f:
+    with (game_dir / "labels.jsonl").open(encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
             if row.get("phase") != "settled":
                 continue
-            box = next((c["box"] for c in row["cards"] if c.get("zone") == "staging" and c.get("box")), None)
-            if box is not None:
-                out[row["frame"]] = tuple(box)
+            card = next((c for c in row["cards"] if c.get("zone") == "staging" and c.get("box")), None)
+            if card is None:
+                continue
+            after = next((o for o in truth[row["obs"] :] if o.get("card") == card["card"]), None)
+            z = layout.zones.get(after.get("to", "")) if after else None
+            if z is not None and not z.offtable and z.face != "down":
+                out[row["frame"]] = tuple(card["box"])
     return out
 
 
-def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0) -> Path:
-    """Write ``out_dir`` as ``game_dir`` filmed under ``condition`` (see the module's list)."""
+def bumped_labels(labels: Path, out: Path, from_frame: int, turn: np.ndarray) -> None:
+    """The labels with each box of a frame from ``from_frame`` on carried through ``turn``."""
+    lines = []
+    for line in labels.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["frame"] >= from_frame:
+            for card in row["cards"]:
+                if card.get("box"):
+                    x0, y0, x1, y1 = card["box"]
+                    pts = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]]) @ turn.T
+                    card["box"] = [round(float(v), 1) for v in (*pts.min(axis=0), *pts.max(axis=0))]
+        lines.append(json.dumps(row, separators=(",", ":")))
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: Arms | None = None) -> Path:
+    """Write ``out_dir`` as ``game_dir`` filmed under ``condition`` (see the module's list);
+    ``arms`` chooses the arms' crossings instead of random ones."""
     if condition not in CONDITIONS:
         raise CardrefError(f"{condition}: unknown condition (expected one of {', '.join(CONDITIONS)})")
     video = game_dir / "video.mp4"
@@ -103,10 +135,13 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0) -> Pat
         if (game_dir / name).exists():
             shutil.copyfile(game_dir / name, out_dir / name)
     rng = np.random.default_rng([seed, CONDITIONS.index(condition)])
-    arms = Arms(rng, frames / fps, (w, h)) if condition == "arms" else None
-    staged = staging_boxes(game_dir / "labels.jsonl") if condition == "staging" else {}
+    if condition == "arms" and arms is None:
+        arms = Arms.random(rng, frames / fps, (w, h))
+    staged = staging_boxes(game_dir) if condition == "staging" else {}
     turn = cv2.getRotationMatrix2D((w / 2, h / 2), BUMP_DEG, 1.0)
     turn[:, 2] += (BUMP_SHIFT * w, BUMP_SHIFT * w * 0.5)
+    if condition == "bump":  # the truth moves with the picture
+        bumped_labels(game_dir / "labels.jsonl", out_dir / "labels.jsonl", round(BUMP_AT * frames), turn)
     writer = cv2.VideoWriter(str(out_dir / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
     try:
         index = 0
@@ -115,9 +150,9 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0) -> Pat
             if not ok:
                 break
             t = index / fps
-            if arms is not None:
+            if condition == "arms" and arms is not None:
                 arms.draw(image, t)
-            elif condition == "bump" and index >= BUMP_AT * frames:
+            elif condition == "bump" and index >= round(BUMP_AT * frames):
                 image = cv2.warpAffine(image, turn, (w, h), borderMode=cv2.BORDER_REPLICATE)
             elif condition == "staging" and index in staged:
                 x0, y0, x1, y1 = staged[index]
