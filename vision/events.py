@@ -30,7 +30,10 @@ observations for the referee:
   rules choose its name among all the cards still unseen, the detector's probabilities
   ordering the tries (a design whose court cards the detector cannot name); last, a card
   read now by an unsure name that explains nothing takes such a name. The camera then
-  follows that card by the name it reads it by.
+  follows that card by the name it reads it by;
+- still unexplained, the steps the camera missed (a card's time in staging, a move merged
+  with the next by a lost read) are searched among the rules' legal moves
+  (:mod:`vision.recovery`): one explanation is fed and flagged, several are asked.
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
@@ -330,6 +333,7 @@ class EventInference:
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState) -> Result:
         result = Result()
+        self.question = self._question_seen = None  # a new table supersedes an open question
         raw, seen = seen, self._aliased(seen)
         changes = self.changes(seen)
         plan = self._plan(changes) if changes else []
@@ -339,7 +343,17 @@ class EventInference:
         # Without a reading of the table, a surer name than the first is enough; with one,
         # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
         correction = self._corrected_plan(seen, RENAME_MARGIN if plan is not None else 0.0)
-        if correction is not None and (plan is None or len(correction[3]) < len(plan)):
+        found: list[Explanation] | None = None
+        sure = plan is None and correction is None and self._surely_read(seen)
+        if sure and self._renamed_plan(seen) is None:
+            # Every card that changed was read surely, and neither a surer read of an earlier
+            # card nor their other likely names explain the table: a step missed, not a name
+            # misread, is the likelier story (the last resorts' renamings of earlier cards
+            # would fit a wrong name to the table).
+            found = self._recover(seen)
+        if found:
+            pass
+        elif correction is not None and (plan is None or len(correction[3]) < len(plan)):
             changes, plan = self._correct(correction, result)
         elif plan is None:
             # Either the cards read now take other likely names, or, the last resort, a card's
@@ -354,17 +368,17 @@ class EventInference:
                 changes, plan, result.read_as = renamed
         # The last resorts try many names: not again on the same table the game did not explain.
         attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
-        if plan is None and attempt != self._unexplained:
+        if plan is None and not found and attempt != self._unexplained:
             reread = self._reread_plan(raw, {c.card for c in changes})
             if reread is not None:
                 seen, changes, plan = self._reread(reread, result)
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed
         carried: list[Observation] = []
-        if plan is None and attempt != self._unexplained:
+        if plan is None and (found or (found is None and attempt != self._unexplained)):
             # Moves merged by a lost read: the steps the camera missed, searched among the
             # legal moves from the last agreed table (``vision.recovery``).
-            found = self._recover(seen)
+            found = found or self._recover(seen)
             if len(found) == 1:
                 plan, result.recovered = list(found[0].steps), found[0]
                 carried = list(found[0].carried)
@@ -404,6 +418,12 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _surely_read(self, seen: TableState) -> bool:
+        """Whether every card seen where the physical table has it not was read surely."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = [k for k, n in (now - expected).items() if n > 0]
+        return bool(appeared) and all(seen.likelihood.get(k, 1.0) >= UNSURE_NAMING for k in appeared)
 
     def _recover(self, seen: TableState) -> list[Explanation]:
         """The shortest legal explanations of this table through steps the camera missed."""
@@ -532,6 +552,7 @@ class EventInference:
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
         gone = {n for (_, n), k in (expected - now).items() if k > 0}
+        lay = {n: z for (z, n), k in (expected - now).items() if k > 0}
         in_view = {n for (_, n), k in expected.items() if k > 0}
         options = []
         for old in gone:
@@ -544,17 +565,21 @@ class EventInference:
                     if margin is None:  # misread again: the names both reads found likely
                         alts = [a for a in seen.alternatives.get((zone, old), ())
                                 if a in naming.others and a not in in_view and a not in self.named]
-                        options += [(-1 - k, old, a, naming.at, naming.p, renamed(seen, [(zone, old, a)]))
-                                    for k, a in enumerate(alts)]
+                        here = lay.get(old) == zone
+                        options += [
+                            (here, -1 - k, old, a, naming.at, naming.p, renamed(seen, [(zone, old, a)]))
+                            for k, a in enumerate(alts)
+                        ]
                     continue
                 # A misread is between names the detector found likely for that one card; a
                 # card the camera never confused with it is another card (laid on top of it).
                 confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
                 surely = p <= naming.p if margin is None else p > naming.p + margin
                 if new not in in_view and new not in self.named and surely and confused:
-                    options.append((p - naming.p, old, new, naming.at, p, seen))
-        options.sort(key=lambda o: o[:3], reverse=True)
-        for _, old, new, at, p, read in options[:MAX_CORRECTIONS]:
+                    # A card read where the misread one lay is likelier it than one elsewhere.
+                    options.append((lay.get(old) == zone, p - naming.p, old, new, naming.at, p, seen))
+        options.sort(key=lambda o: o[:4], reverse=True)
+        for *_, old, new, at, p, read in options[:MAX_CORRECTIONS]:
             if read is None:
                 continue  # the other name would show a card twice
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})

@@ -36,6 +36,7 @@ TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card la
 @dataclass
 class Event:
     """One thing worth telling: ``kind`` is observation, announcement, read, desync, resync,
+    recovered (steps the camera missed, fed), question (which missed steps happened),
     calibrated, drift, lost or resumed."""
 
     kind: str
