@@ -30,6 +30,7 @@ def test_a_card_whose_staging_the_camera_never_saw_is_recovered(game_video, tmp_
     recovered = [e for e in events if e["kind"] == "recovered"]
     assert recovered and all(m["to"] == "staging" for e in recovered for m in e["data"]["missed"])
     assert not [e for e in events if e["kind"] == "desync"]
+    assert json.loads((out / "summary.json").read_text())["recoveries"] == len(recovered)
     score = score_replay(filmed, out)
     assert score.recovered == 1.0 and score.wrong_scored == [], score
 
