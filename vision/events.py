@@ -64,6 +64,9 @@ MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest
 MAX_REREADS = 40  # other names of earlier unsure cards tried when nothing else explains the table
 UNLIKELY = 0.001  # the probability of a name a read did not list among its candidates
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
+# Cards changed at most for the camera to search the steps it missed: a lost read merges two
+# or three moves; more is another table (a video restarted, a game put away), not a miss.
+MAX_RECOVERED_CARDS = 4
 
 
 def remove_last(cards: list[Card], card: Card) -> None:
@@ -428,9 +431,10 @@ class EventInference:
     def _recover(self, seen: TableState) -> list[Explanation]:
         """The shortest legal explanations of this table through steps the camera missed."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
-        cards = {n for (_, n), k in ((now - expected) + (expected - now)).items() if k > 0}
-        if not cards:
-            return []
+        appeared = {n for (_, n), k in (now - expected).items() if k > 0}
+        cards = appeared | {n for (_, n), k in (expected - now).items() if k > 0}
+        if not appeared or len(cards) > MAX_RECOVERED_CARDS:
+            return []  # nothing arrived (a card gone is followed), or another table altogether
 
         def read(trial: Referee, moved: tuple[Observation, ...]) -> tuple[list[Observation] | None, list]:
             """The plan after the cards ``moved`` so far, and the readings of what is left."""

@@ -97,8 +97,17 @@ def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
     return list(steps.values())
 
 
+def trial_copy(referee: Referee) -> Referee:
+    """A copy to try observations on: without the game log, which only real feeds go to."""
+    log, referee.log = referee.log, None
+    try:
+        return copy.deepcopy(referee)
+    finally:
+        referee.log = log
+
+
 def accepted(referee: Referee, obs: Observation) -> Referee | None:
-    trial = copy.deepcopy(referee)
+    trial = trial_copy(referee)
     if any(a.kind == "REJECT" for a in trial.feed(obs)):
         return None
     return trial
