@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from run_cardref import replay
+from run_cardref import cardref, replay
 
 from vision.replay_eval import read_jsonl, score_replay, truth_detections
 from vision.synth.conditions import BUMP_AT, Arms, perturb
@@ -31,6 +31,9 @@ def test_a_card_whose_staging_the_camera_never_saw_is_recovered(game_video, tmp_
     assert recovered and all(m["to"] == "staging" for e in recovered for m in e["data"]["missed"])
     assert not [e for e in events if e["kind"] == "desync"]
     assert json.loads((out / "summary.json").read_text())["recoveries"] == len(recovered)
+    # The game log holds what was fed, never the steps only tried: it re-referees cleanly.
+    again = cardref("referee", "royal_family", "--observations", str(out / "observations.jsonl"))
+    assert again.returncode == 0 and "REJECT" not in again.stdout
     score = score_replay(filmed, out)
     assert score.recovered == 1.0 and score.wrong_scored == [], score
 
