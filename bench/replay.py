@@ -16,6 +16,14 @@ per variant, the observations recovered over all games and over each deck's game
 git, run on ONNX Runtime as it was then), camera alone and with the players answering, beside
 today's; ``--only-models`` leaves out the renderer's labels and the annotated video.
 
+``--conditions arms bump staging dim`` replays each game clean and as filmed under each
+condition (``vision.synth.conditions``: arms crossing the table, a camera knocked mid-game, a
+hand hiding every card's time in staging, dim warm light), through the shipped detector with
+the camera alone and with the players answering its checks and questions, and prints one
+table, condition by condition:
+
+    nice -n 10 python bench/replay.py --seeds 141 142 --moves 24 --conditions arms bump staging dim
+
 ``--game royal_shuffle`` renders and replays Royal Shuffle games (whole games with ``--moves
 400``), with the players typing and answering as the true game went: the renderer's labels,
 then the detector. There the camera feeds a card put in view as the spec's ``placed`` and the
@@ -45,6 +53,7 @@ from vision.replay_eval import (  # noqa: E402
     settled_times,
     truth_detections,
 )
+from vision.synth.conditions import CONDITIONS, perturb  # noqa: E402
 
 
 def cardref(*args: str) -> None:
@@ -74,6 +83,66 @@ def totals_by_deck(rows: list[dict]) -> list[dict]:
     return out
 
 
+def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str], by_moves: bool) -> dict:
+    """Replay one rendered game (``extra``: the variant's options) and score it."""
+    t0 = time.perf_counter()
+    cardref(
+        "replay",
+        str(game / "video.mp4"),
+        "--game",
+        args.game,
+        "--out",
+        str(out),
+        "--answers",
+        str(game / "observations.jsonl"),
+        "--quiet",
+        *extra,
+    )
+    wall = time.perf_counter() - t0
+    summary = json.loads((out / "summary.json").read_text())
+    score = score_replay(game, out)
+    if not by_moves:
+        score.recovered_in_order, score.true_moves = score_announcements(game, out)
+    lat = replay_latencies(game, out)
+    kinds = [e["kind"] for e in read_jsonl(out / "events.jsonl")]
+    return {
+        "video_s": summary["video_seconds"],
+        "wall_s": round(wall, 2),
+        "x_real_time": round(summary["video_seconds"] / wall, 2),
+        "recovered": score.recovered,
+        "recovered_moves": score.recovered_in_order,
+        "true_moves": score.true_moves,
+        "wrong_scored": len(score.wrong_scored),
+        "missed_scored": len(score.missed_scored),
+        "latency_median_s": round(statistics.median(lat), 2) if lat else None,
+        "desyncs": summary["desyncs"],
+        "recoveries": kinds.count("recovered"),
+        "questions": kinds.count("question"),
+        "drifts": kinds.count("drift"),
+        **{k: v for k, v in summary.items() if k.startswith("checks_")},
+    }
+
+
+COUNTED = ("wrong_scored", "desyncs", "recoveries", "questions", "drifts")
+
+
+def conditions_table(rows: list[dict]) -> list[dict]:
+    """Per condition and variant, over all games: observations recovered in order, wrong
+    damage or results, desyncs, recoveries, questions and the median latency."""
+    out = []
+    for variant in dict.fromkeys(r["variant"] for r in rows):
+        part = [r for r in rows if r["variant"] == variant]
+        got, true = sum(r["recovered_moves"] for r in part), sum(r["true_moves"] for r in part)
+        lat = [r["latency_median_s"] for r in part if r["latency_median_s"] is not None]
+        out.append({
+            "variant": variant, "games": len(part), "recovered_moves": got, "true_moves": true,
+            "whole_games": sum(r["recovered_moves"] == r["true_moves"] for r in part),
+            **{k: sum(r[k] for r in part) for k in COUNTED},
+            "latency_median_s": round(statistics.median(lat), 2) if lat else None,
+        })
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, nargs="+", default=[101, 102])
@@ -83,6 +152,8 @@ def main() -> int:
     p.add_argument("--game", default="royal_family", choices=("royal_family", "royal_shuffle"))
     p.add_argument("--baseline", metavar="REV", help="also replay with the detector of this git revision")
     p.add_argument("--only-models", action="store_true", help="only the detector variants, no video")
+    p.add_argument("--conditions", nargs="*", default=None, choices=CONDITIONS,
+                   help="also replay each game filmed under these conditions (camera alone, players)")
     args = p.parse_args()
     base = []
     if args.baseline:
@@ -111,6 +182,18 @@ def main() -> int:
         truth = truth_detections(game / "labels.jsonl", args.work / f"truth_{seed}.jsonl")
         deck = json.loads((game / "render.json").read_text()).get("deck")
         players = ["--no-video", "--players", str(game)]
+        if args.conditions is not None:
+            for condition in ["clean", *args.conditions]:
+                filmed = game if condition == "clean" else args.work / f"game_{seed}_{condition}"
+                if condition != "clean" and not (filmed / "video.mp4").exists():
+                    perturb(game, filmed, condition, seed)
+                for name, extra in {"camera alone": ["--no-video"],
+                                    "players answering": ["--no-video", "--players", str(filmed)]}.items():
+                    out = args.work / f"replay_{seed}_{condition}_{name.replace(' ', '_')}"
+                    row = replay_row(args, filmed, out, extra, by_moves)
+                    rows.append({"seed": seed, "deck": deck, "variant": f"{condition}, {name}",
+                                 "condition": condition, **row})
+            continue
         if by_moves:
             variants = {
                 "truth detections": ["--detections", str(truth), "--no-video"],
@@ -130,43 +213,8 @@ def main() -> int:
             }
         for name, extra in variants.items():
             out = args.work / f"replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
-            t0 = time.perf_counter()
-            cardref(
-                "replay",
-                str(game / "video.mp4"),
-                "--game",
-                args.game,
-                "--out",
-                str(out),
-                "--answers",
-                str(game / "observations.jsonl"),
-                "--quiet",
-                *extra,
-            )
-            wall = time.perf_counter() - t0
-            summary = json.loads((out / "summary.json").read_text())
-            score = score_replay(game, out)
-            if not by_moves:
-                score.recovered_in_order, score.true_moves = score_announcements(game, out)
-            lat = replay_latencies(game, out)
-            rows.append(
-                {
-                    "seed": seed,
-                    "deck": deck,
-                    "variant": name,
-                    "video_s": summary["video_seconds"],
-                    "wall_s": round(wall, 2),
-                    "x_real_time": round(summary["video_seconds"] / wall, 2),
-                    "recovered": score.recovered,
-                    "recovered_moves": score.recovered_in_order,
-                    "true_moves": score.true_moves,
-                    "wrong_scored": len(score.wrong_scored),
-                    "missed_scored": len(score.missed_scored),
-                    "latency_median_s": round(statistics.median(lat), 2) if lat else None,
-                    "desyncs": summary["desyncs"],
-                    **{k: v for k, v in summary.items() if k.startswith("checks_")},
-                }
-            )
+            row = replay_row(args, game, out, extra, by_moves)
+            rows.append({"seed": seed, "deck": deck, "variant": name, **row})
     head = (
         f"{'seed':>5} {'variant':<28} {'video s':>8} {'wall s':>7} {'x real':>7} {'recovered':>9} "
         f"{'wrong':>5} {'missed':>6} {'latency':>7} {'desync':>6}"
@@ -179,6 +227,20 @@ def main() -> int:
             f"{r['recovered']:>9.3f} {r['wrong_scored']:>5} {r['missed_scored']:>6} "
             f"{r['latency_median_s'] if r['latency_median_s'] is not None else '-':>7} {r['desyncs']:>6}"
         )
+    if args.conditions is not None:
+        table = conditions_table(rows)
+        print(f"\n{'condition, variant':<34} {'games':>5} {'recovered':>13} {'whole':>5} {'wrong':>5} "
+              f"{'desync':>6} {'recov':>5} {'asked':>5} {'drift':>5} {'latency':>7}")
+        for t in table:
+            got, true = t["recovered_moves"], t["true_moves"]
+            share = f"{got}/{true} {got / max(true, 1):.0%}"
+            lat = t["latency_median_s"] if t["latency_median_s"] is not None else "-"
+            print(f"{t['variant']:<34} {t['games']:>5} {share:>13} {t['whole_games']:>5} "
+                  f"{t['wrong_scored']:>5} {t['desyncs']:>6} {t['recoveries']:>5} {t['questions']:>5} "
+                  f"{t['drifts']:>5} {lat:>7}")
+        args.json.write_text(json.dumps({"rows": rows, "conditions": table}, indent=1))
+        print(f"wrote {args.json}")
+        return 0
     totals = totals_by_deck(rows)
     print(f"\n{'variant':<28} {'deck':<24} {'games':>5} {'recovered':>13} {'wrong':>5}")
     for t in totals:

@@ -30,7 +30,10 @@ observations for the referee:
   rules choose its name among all the cards still unseen, the detector's probabilities
   ordering the tries (a design whose court cards the detector cannot name); last, a card
   read now by an unsure name that explains nothing takes such a name. The camera then
-  follows that card by the name it reads it by.
+  follows that card by the name it reads it by;
+- still unexplained, the steps the camera missed (a card's time in staging, a move merged
+  with the next by a lost read) are searched among the rules' legal moves
+  (:mod:`vision.recovery`): one explanation is fed and flagged, several are asked.
 
 A table the game cannot explain (a rejected move, a card in two places) is a *desync*: it
 is announced once, nothing is guessed, and the referee waits until the table matches again.
@@ -47,9 +50,10 @@ from dataclasses import dataclass, field, replace
 from referee.announcements import Announcement
 from referee.cards import Card
 from referee.core import Referee
-from referee.errors import ConfigError
+from referee.errors import CardrefError, ConfigError
 from referee.observations import Observation, is_swap
 from vision.layout import Layout
+from vision.recovery import Explanation, RecoveryQuestion, legal_steps, missed_steps
 from vision.table_state import TableState, copies_of
 
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
@@ -60,6 +64,9 @@ MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest
 MAX_REREADS = 40  # other names of earlier unsure cards tried when nothing else explains the table
 UNLIKELY = 0.001  # the probability of a name a read did not list among its candidates
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
+# Cards changed at most for the camera to search the steps it missed: a lost read merges two
+# or three moves; more is another table (a video restarted, a game put away), not a miss.
+MAX_RECOVERED_CARDS = 4
 
 
 def remove_last(cards: list[Card], card: Card) -> None:
@@ -137,6 +144,9 @@ class Result:
     resynced: bool = False  # the table matches the game again after a desync
     read_as: dict[str, str] = field(default_factory=dict)  # card fed -> the name the camera read
     seq: list[int | None] = field(default_factory=list)  # each fed observation's index in referee.fed
+    # Steps the camera missed, found by the rules (fed with the changes seen: the players check)
+    recovered: Explanation | None = None
+    question: RecoveryQuestion | None = None  # several explanations: the players choose
 
 
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
@@ -217,6 +227,8 @@ class EventInference:
         self.sure_aliases: set[str] = set()
         # The camera's picture (and the referee's length) that no re-reading explained last.
         self._unexplained: tuple | None = None
+        self.question: RecoveryQuestion | None = None  # open until a player picks an explanation
+        self._question_seen: TableState | None = None
 
     def referee_zones(self) -> dict[str, list[Card]]:
         return self.referee.game.cards_by_zone(self.referee.state) or {}
@@ -324,6 +336,7 @@ class EventInference:
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState) -> Result:
         result = Result()
+        self.question = self._question_seen = None  # a new table supersedes an open question
         raw, seen = seen, self._aliased(seen)
         changes = self.changes(seen)
         plan = self._plan(changes) if changes else []
@@ -333,7 +346,17 @@ class EventInference:
         # Without a reading of the table, a surer name than the first is enough; with one,
         # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
         correction = self._corrected_plan(seen, RENAME_MARGIN if plan is not None else 0.0)
-        if correction is not None and (plan is None or len(correction[3]) < len(plan)):
+        found: list[Explanation] | None = None
+        sure = plan is None and correction is None and self._surely_read(seen)
+        if sure and self._renamed_plan(seen) is None:
+            # Every card that changed was read surely, and neither a surer read of an earlier
+            # card nor their other likely names explain the table: a step missed, not a name
+            # misread, is the likelier story (the last resorts' renamings of earlier cards
+            # would fit a wrong name to the table).
+            found = self._recover(seen)
+        if found:
+            pass
+        elif correction is not None and (plan is None or len(correction[3]) < len(plan)):
             changes, plan = self._correct(correction, result)
         elif plan is None:
             # Either the cards read now take other likely names, or, the last resort, a card's
@@ -348,12 +371,25 @@ class EventInference:
                 changes, plan, result.read_as = renamed
         # The last resorts try many names: not again on the same table the game did not explain.
         attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
-        if plan is None and attempt != self._unexplained:
+        if plan is None and not found and attempt != self._unexplained:
             reread = self._reread_plan(raw, {c.card for c in changes})
             if reread is not None:
                 seen, changes, plan = self._reread(reread, result)
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed
+        carried: list[Observation] = []
+        if plan is None and (found or (found is None and attempt != self._unexplained)):
+            # Moves merged by a lost read: the steps the camera missed, searched among the
+            # legal moves from the last agreed table (``vision.recovery``).
+            found = found or self._recover(seen)
+            if len(found) == 1:
+                plan, result.recovered = list(found[0].steps), found[0]
+                carried = list(found[0].carried)
+            elif found:
+                self.question, self._question_seen = RecoveryQuestion(found), seen
+                result.question = self.question
+                self._unexplained = attempt
+                return result
         self._unexplained = attempt if plan is None else None
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
@@ -367,6 +403,8 @@ class EventInference:
             self._move(obs)
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
+        for obs in carried:
+            self._move(obs)
         self._sync_hidden()
         # A card gone from view with nowhere legal to have gone was most likely missed by the
         # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
@@ -375,6 +413,7 @@ class EventInference:
         unexplained = [c for c in unexplained if not c.vanished]
         if unexplained:
             reason = "the table does not match the game: " + ", ".join(c.describe() for c in unexplained)
+            reason += f"; {self._put_right(unexplained[0])}"
             if reason != self.desync:
                 result.desync = reason
                 result.why = self._trial().feed(unexplained[0].observations()[0])  # state kept
@@ -382,6 +421,71 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _surely_read(self, seen: TableState) -> bool:
+        """Whether every card seen where the physical table has it not was read surely."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = [k for k, n in (now - expected).items() if n > 0]
+        return bool(appeared) and all(seen.likelihood.get(k, 1.0) >= UNSURE_NAMING for k in appeared)
+
+    def _recover(self, seen: TableState) -> list[Explanation]:
+        """The shortest legal explanations of this table through steps the camera missed."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = {n for (_, n), k in (now - expected).items() if k > 0}
+        cards = appeared | {n for (_, n), k in (expected - now).items() if k > 0}
+        if not appeared or len(cards) > MAX_RECOVERED_CARDS:
+            return []  # nothing arrived (a card gone is followed), or another table altogether
+
+        def read(trial: Referee, moved: tuple[Observation, ...]) -> tuple[list[Observation] | None, list]:
+            """The plan after the cards ``moved`` so far, and the readings of what is left."""
+            physical = {z: list(cs) for z, cs in self.physical.items()}
+            kept = self.referee, self.physical
+            self.referee, self.physical = trial, physical
+            try:
+                for obs in moved:
+                    self._move(obs)
+                changes = self.changes(seen)
+                plan = (self._plan(changes) if changes else []) if moved else None
+                return plan, [o for c in changes for o in c.observations()]
+            finally:
+                self.referee, self.physical = kept
+
+        return missed_steps(self.referee, cards, read)
+
+    def choose(self, key: int) -> Result:
+        """A player's pick among the explanations of an open :class:`RecoveryQuestion`: its
+        steps are fed, and the table read since is compared again."""
+        question = self.question
+        if question is None or not 1 <= key <= len(question.choices):
+            n = len(question.choices) if question else 0
+            said = f"{key}: expected a choice from 1 to {n}" if n else "no question on missed moves is open"
+            raise CardrefError(said)
+        chosen, seen = question.choices[key - 1], self._question_seen
+        self.question = self._question_seen = None
+        result = Result(recovered=chosen)
+        for obs in chosen.steps:
+            seq = len(self.referee.fed)
+            result.fed.append((obs, self.referee.feed(obs)))
+            result.seq.append(seq)
+            if seen is not None:
+                self._remember_naming(obs, seq, seen, {})
+            self._move(obs)
+            if self.referee.pending is not None:
+                break
+        for obs in chosen.carried:
+            self._move(obs)
+        self._sync_hidden()
+        if self.desync is not None:
+            self.desync, result.resynced = None, True
+        return result
+
+    def _put_right(self, change: Change) -> str:
+        """What the players can do about a change no legal sequence explains: the line to type
+        when the rules have a step of that card the camera may have missed, else put it back."""
+        steps = legal_steps(self.referee, {change.card})
+        if steps:
+            return f"if {change.card} went there legally, type the step the camera missed: {steps[0].short()}"
+        return f"put {change.card} back on {change.src}, or type what happened"
 
     def _correct(self, correction: tuple, result: Result) -> tuple[list[Change], list[Observation]]:
         """Feed the rename of :meth:`_corrected_plan`; return the changes and plan after it."""
@@ -452,6 +556,7 @@ class EventInference:
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
         gone = {n for (_, n), k in (expected - now).items() if k > 0}
+        lay = {n: z for (z, n), k in (expected - now).items() if k > 0}
         in_view = {n for (_, n), k in expected.items() if k > 0}
         options = []
         for old in gone:
@@ -464,17 +569,21 @@ class EventInference:
                     if margin is None:  # misread again: the names both reads found likely
                         alts = [a for a in seen.alternatives.get((zone, old), ())
                                 if a in naming.others and a not in in_view and a not in self.named]
-                        options += [(-1 - k, old, a, naming.at, naming.p, renamed(seen, [(zone, old, a)]))
-                                    for k, a in enumerate(alts)]
+                        here = lay.get(old) == zone
+                        options += [
+                            (here, -1 - k, old, a, naming.at, naming.p, renamed(seen, [(zone, old, a)]))
+                            for k, a in enumerate(alts)
+                        ]
                     continue
                 # A misread is between names the detector found likely for that one card; a
                 # card the camera never confused with it is another card (laid on top of it).
                 confused = new in naming.others or old in seen.alternatives.get((zone, new), ())
                 surely = p <= naming.p if margin is None else p > naming.p + margin
                 if new not in in_view and new not in self.named and surely and confused:
-                    options.append((p - naming.p, old, new, naming.at, p, seen))
-        options.sort(key=lambda o: o[:3], reverse=True)
-        for _, old, new, at, p, read in options[:MAX_CORRECTIONS]:
+                    # A card read where the misread one lay is likelier it than one elsewhere.
+                    options.append((lay.get(old) == zone, p - naming.p, old, new, naming.at, p, seen))
+        options.sort(key=lambda o: o[:4], reverse=True)
+        for *_, old, new, at, p, read in options[:MAX_CORRECTIONS]:
             if read is None:
                 continue  # the other name would show a card twice
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})

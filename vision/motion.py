@@ -16,11 +16,30 @@ import cv2
 import numpy as np
 
 SMALL_WIDTH = 160  # px: enough to see a hand or a card move, cheap to compare
-PIXEL_DELTA = 18  # grey levels: a pixel changed by more than this counts as moved (sensor noise,
-# averaged away by the shrinking, stays far below it)
+PIXEL_DELTA = 18  # grey levels, in good light: a pixel changed by more than this counts as moved
+# (sensor noise, averaged away by the shrinking, stays far below it)
+# In dim light every difference shrinks with the light (a joker leaving a pile changed the
+# thumbnail by 17 levels): the delta follows the frame's contrast (its 1st to 99th grey
+# percentile over the table), full below FULL_CONTRAST of it, never under MIN_DELTA (noise).
+# Rendered games: 85-170 levels in their light, 26-48 at a third of it, warm.
+FULL_CONTRAST = 80.0
+MIN_DELTA = 5.0
 # A hand far from the camera moves few thumbnail pixels: 0.05 % of them (7 of 14,400) is motion.
 # Measured on the rendered sample game: 26 reads for 24 moves, none while a hand was moving
 # (at 0.4 % most reads fell inside hand movements).
+
+
+PARTIAL_AFTER_S = 1.0  # something moving over the table this long: read the parts still
+
+
+def thumbnail_mask(corners_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The thumbnail's pixels inside the polygon ``corners_px`` of a frame of ``size``
+    (width, height)."""
+    w, h = size
+    scale = SMALL_WIDTH / w
+    mask = np.zeros((max(1, round(h * scale)), SMALL_WIDTH), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(np.asarray(corners_px) * scale).astype(np.int32), 1)
+    return mask.astype(bool)
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,11 @@ class MotionReport:
     moving: bool
     settled: bool  # quiet for long enough (stays True while quiet)
     read_now: bool  # settled, and the table differs from the last read: run the detector
+    # An arm has been moving over part of the table for a while, and the part that stayed
+    # still for ``quiet_s`` differs from the last read: read that part (``still``: its
+    # thumbnail pixels).
+    partial: bool = False
+    still: np.ndarray | None = None
 
 
 class SettleDetector:
@@ -44,6 +68,11 @@ class SettleDetector:
         self.reference: np.ndarray | None = None  # the image at the last read
         self.quiet_since: float | None = None
         self.recent: deque[float] = deque(maxlen=3)
+        # The table's pixels in the thumbnail (the play area, from the calibration): an arm
+        # or a person beyond it does not hold the reads back. None: the whole frame.
+        self.region: np.ndarray | None = None
+        self.moved_at: np.ndarray | None = None  # per thumbnail pixel: when it last moved
+        self.moving_since: float | None = None
 
     @staticmethod
     def small(image: np.ndarray) -> np.ndarray:
@@ -53,23 +82,59 @@ class SettleDetector:
         small = cv2.resize(grey, size, interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (3, 3), 0)
 
+    def delta(self, small: np.ndarray) -> float:
+        """Grey levels a pixel must change by to count, for this frame's light."""
+        values = small if self.region is None else small[self.region]
+        if values.size == 0:
+            return PIXEL_DELTA
+        lo, hi = np.percentile(values, (1, 99))
+        return float(np.clip(PIXEL_DELTA * (hi - lo) / FULL_CONTRAST, MIN_DELTA, PIXEL_DELTA))
+
     @staticmethod
-    def changed(a: np.ndarray, b: np.ndarray) -> float:
-        return float(np.count_nonzero(cv2.absdiff(a, b) > PIXEL_DELTA)) / a.size
+    def changed(
+        a: np.ndarray, b: np.ndarray, delta: float = PIXEL_DELTA, region: np.ndarray | None = None
+    ) -> float:
+        """The share of the thumbnail's pixels that changed by over ``delta`` (counting only
+        those in ``region``, if given: the thresholds stay shares of the whole thumbnail)."""
+        moved = cv2.absdiff(a, b) > delta
+        if region is not None and region.shape == moved.shape:
+            moved &= region
+        return float(np.count_nonzero(moved)) / a.size
+
+    def set_region(self, corners_px: np.ndarray, size: tuple[int, int]) -> None:
+        """Judge motion over the polygon ``corners_px`` (the table, in frame pixels) of a frame
+        of ``size`` (width, height) only."""
+        mask = thumbnail_mask(corners_px, size)
+        self.region = mask if mask.any() else None
 
     def update(self, image: np.ndarray, t: float) -> MotionReport:
         small = self.small(image)
-        motion = 0.0 if self.previous is None else self.changed(small, self.previous)
+        delta = self.delta(small)
+        motion = 0.0 if self.previous is None else self.changed(small, self.previous, delta, self.region)
+        if self.moved_at is None or self.moved_at.shape != small.shape:
+            self.moved_at = np.full(small.shape, -np.inf, np.float32)
+        if self.previous is not None and self.previous.shape == small.shape:
+            self.moved_at[cv2.absdiff(small, self.previous) > delta] = t
         self.previous = small
         self.recent.append(motion)
         moving = max(self.recent) > self.motion_threshold
         if moving:
             self.quiet_since = None
-        elif self.quiet_since is None:
-            self.quiet_since = t
+            self.moving_since = t if self.moving_since is None else self.moving_since
+        else:
+            self.moving_since = None
+            if self.quiet_since is None:
+                self.quiet_since = t
+        if moving and t - self.moving_since >= PARTIAL_AFTER_S and self.reference is not None:
+            still = (t - self.moved_at) >= self.quiet_s
+            if self.region is not None and self.region.shape == still.shape:
+                still &= self.region
+            if self.changed(small, self.reference, delta, still) > self.change_threshold:
+                return MotionReport(motion, moving, False, False, True, still)
         settled = self.quiet_since is not None and t - self.quiet_since >= self.quiet_s
         read_now = settled and (
-            self.reference is None or self.changed(small, self.reference) > self.change_threshold
+            self.reference is None
+            or self.changed(small, self.reference, delta, self.region) > self.change_threshold
         )
         return MotionReport(motion, moving, settled, read_now)
 

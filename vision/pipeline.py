@@ -22,19 +22,21 @@ from referee.errors import CardrefError
 from referee.observations import Observation
 from vision.calibration import Calibration, drift_px, from_markers
 from vision.detector.detections import Detections
-from vision.events import EventInference
+from vision.events import EventInference, Result
 from vision.layout import Layout
-from vision.motion import SettleDetector
+from vision.motion import SettleDetector, thumbnail_mask
 from vision.start_layout import from_start_cards
 from vision.table_state import MAX_CANDIDATES, SeenCard, TableState, Vote, place
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
-DRIFT_EVERY_S = 5.0
+DRIFT_EVERY_S = 5.0  # while the table is quiet; and always before a read
+TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card laid at its edge)
 
 
 @dataclass
 class Event:
     """One thing worth telling: ``kind`` is observation, announcement, read, desync, resync,
+    recovered (steps the camera missed, fed), question (which missed steps happened),
     calibrated, drift, lost or resumed."""
 
     kind: str
@@ -138,6 +140,8 @@ class CameraReferee:
         self.last_drift_check = -1e9
         self.last_card_try = -1e9
         self.detections_log: list[dict] = []  # per analysed frame, for --detections re-runs
+        self.covered: set[str] | None = None  # zones under an arm during a partial read
+        self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -148,21 +152,33 @@ class CameraReferee:
             events += self._calibrate(index, t, image)
             if self.calibration is None:
                 return events  # keep looking for the mat or the start layout
+        if self.settle.region is None:
+            self._watch_table(image)
         motion = self.settle.update(image, t)
-        if motion.moving:
-            self.vote = None
+        partial = motion.partial and self.table is not None and motion.still is not None
+        if motion.moving and not partial:
+            self.vote = self.covered = None
             return events
-        if self.vote is None and not motion.read_now:
+        if self.vote is None and not (motion.read_now or partial):
             events += self._check_drift(index, t, image)
             return events
-        if self.vote is None:
-            self.vote = Vote(self.layout)
+        if self.vote is None or partial != (self.covered is not None):
+            # A knocked camera is noticed before the table is read through a stale calibration.
+            events += self._check_drift(index, t, image, now=True)
+            self.vote, self.covered = Vote(self.layout), (set() if partial else None)
+        if partial and self.covered is not None:
+            assert motion.still is not None
+            self.covered |= self._covered(motion.still)
         self.vote.add(self._read(index, t, image))
         if len(self.vote) < self.settings.reads:
             return events
         self.settle.mark_read(image)
-        self.table, self.vote = self.vote.result(), None
-        events.append(Event("read", t, index, "table read", data=self.table.to_json()))
+        table, data = self.vote.result(), {}
+        if self.covered is not None and self.table is not None:
+            table = table.kept_under(self.table, self.covered)  # an arm over the rest
+            data["covered"] = sorted(self.covered)
+        self.table, self.vote, self.covered = table, None, None
+        events.append(Event("read", t, index, "table read", data={**self.table.to_json(), **data}))
         return events + self._infer(index, t)
 
     def _calibrate(self, index: int, t: float, image: np.ndarray) -> list[Event]:
@@ -202,12 +218,20 @@ class CameraReferee:
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
-        result = self.inference.update(self.table)
+        return self._report(self.inference.update(self.table), index, t)
+
+    def _report(self, result: Result, index: int, t: float) -> list[Event]:
+        """The events of one inference result: what was fed, with the names' probabilities."""
+        assert self.table is not None
         events: list[Event] = []
         if result.resynced:
             events.append(Event("resync", t, index, "the table matches the game again"))
         if result.desync:
             events.append(Event("desync", t, index, result.desync))
+        if result.question is not None:  # several legal ways here: the players pick one
+            choices = [e.describe() for e in result.question.choices]
+            events.append(Event("question", t, index, result.question.prompt(), data={"choices": choices}))
+        events += self._recovered(result, index, t)
         for (obs, notes), seq in zip(result.fed, result.seq, strict=True):
             data = obs.to_json()
             if seq is not None:
@@ -238,6 +262,23 @@ class CameraReferee:
         events += [
             Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in result.why
         ]
+        return events
+
+    def _recovered(self, result: Result, index: int, t: float) -> list[Event]:
+        """Steps the camera missed and the rules supplied: flagged for the players to check."""
+        if result.recovered is None:
+            return []
+        missed = ", ".join(o.short() for o in result.recovered.missed)
+        text = f"the camera missed {missed}: fed as the rules allow; check it, and type a rename if wrong"
+        data = {"missed": [o.to_json() for o in result.recovered.missed]}
+        return [Event("recovered", t, index, text, data=data)]
+
+    def choose(self, key: int, index: int, t: float) -> list[Event]:
+        """A player's pick (``key``, from 1) among the explanations of an open question on
+        missed moves; then what the table shows since."""
+        events = self._report(self.inference.choose(key), index, t)
+        if self.table is not None and self.referee.pending is None:
+            events += self._infer(index, t)  # the table as read now, after those steps
         return events
 
     def _likely_others(self, zone: str | None, read: str, fed: str) -> list[str]:
@@ -277,8 +318,32 @@ class CameraReferee:
             events += self.answer(swap, index, t)
         return events
 
-    def _check_drift(self, index: int, t: float, image: np.ndarray) -> list[Event]:
-        if self.calibration is None or t - self.last_drift_check < DRIFT_EVERY_S or not self.layout.markers:
+    def _watch_table(self, image: np.ndarray) -> None:
+        """Judge motion over the table (the layout's rectangle and a margin), not the frame."""
+        if self.calibration is None:
+            return
+        w, h = self.layout.table_size
+        m = TABLE_MARGIN_CM
+        corners = np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], np.float64)
+        size = (image.shape[1], image.shape[0])
+        self.settle.set_region(self.calibration.to_image(corners), size)
+        # Each zone grown by half a card: a card at its edge is covered when an arm is near.
+        cw, ch = self.layout.card_size
+        self.zone_masks = {}
+        for zone in self.layout.table_zones:
+            x0, y0, x1, y1 = zone.rect
+            rect = np.array([[x0 - cw / 2, y0 - ch / 2], [x1 + cw / 2, y0 - ch / 2],
+                             [x1 + cw / 2, y1 + ch / 2], [x0 - cw / 2, y1 + ch / 2]], np.float64)
+            self.zone_masks[zone.id] = thumbnail_mask(self.calibration.to_image(rect), size)
+
+    def _covered(self, still: np.ndarray) -> set[str]:
+        """The zones something moved over lately (not still in the thumbnail)."""
+        return {z for z, m in self.zone_masks.items() if m.shape == still.shape and (m & ~still).any()}
+
+    def _check_drift(self, index: int, t: float, image: np.ndarray, now: bool = False) -> list[Event]:
+        if self.calibration is None or not self.layout.markers:
+            return []
+        if not now and t - self.last_drift_check < DRIFT_EVERY_S:
             return []
         self.last_drift_check = t
         d = drift_px(self.calibration, image, self.layout)
@@ -289,6 +354,7 @@ class CameraReferee:
             self.calibration = from_markers(image, self.layout, source=f"frame {index}")
         except CardrefError:
             self.calibration = old
+        self._watch_table(image)
         return [
             Event(
                 "drift",

@@ -260,6 +260,12 @@ class TablePlayers:
         self.typed_done += 1
         return obs
 
+    def pick_explanation(self, question) -> int | None:
+        """The camera's explanations of missed moves (``vision.recovery``): the one that leaves
+        the game as the true game was at some point (None: none does)."""
+        keys = {k for _, k in self.outcomes}
+        return next((i for i, e in enumerate(question.choices, 1) if e.outcome in keys), None)
+
     def match_answer(self, camera) -> int | None:
         """The choice of the camera's open question that is what the players did: the true
         move made at that point, or the one that leaves the game as the true one."""

@@ -59,6 +59,8 @@ class ReplayWriter:
             "observations": 0,
             "announcements": 0,
             "desyncs": 0,
+            "recoveries": 0,  # tables explained by steps the camera missed (fed, flagged)
+            "recovery_questions": 0,  # tables several sequences of missed steps explain
             "rejects": 0,
             "asks": 0,
             "frames": 0,
@@ -107,6 +109,9 @@ class ReplayWriter:
             return
         elif e.kind == "desync":
             self.counts["desyncs"] += 1
+        elif e.kind in ("recovered", "question"):
+            flag = True
+            self.counts["recoveries" if e.kind == "recovered" else "recovery_questions"] += 1
         elif e.kind == "announcement" and e.announcement is not None:
             a = e.announcement
             self.counts["announcements"] += 1

@@ -55,6 +55,30 @@ class TableState:
     def all_face_up(self) -> Counter:
         return Counter(n for names in self.cards.values() for n in names) + Counter(self.loose)
 
+    def kept_under(self, last: TableState, covered: set[str]) -> TableState:
+        """This read of the zones that were still, completed from ``last``: a zone an arm
+        moved over keeps its last cards, and a card gone from view that is seen nowhere now
+        keeps its place and name (a hand may hold it, or cover part of it). Such a table only
+        tells cards seen arriving somewhere still."""
+        out = TableState(
+            {z: list(v) for z, v in self.cards.items() if z not in covered},
+            {z: n for z, n in self.backs.items() if z not in covered},
+            list(self.loose), dict(self.confidence), dict(self.alternatives),
+            dict(self.likelihood), dict(self.candidates),
+        )
+        shown = out.all_face_up()
+        for zone, names in last.cards.items():
+            for name in names:
+                if zone in covered or not shown[name]:
+                    out.cards.setdefault(zone, []).append(name)
+                    for table in ("alternatives", "likelihood", "candidates"):
+                        old = getattr(last, table)
+                        if (zone, name) in old:
+                            getattr(out, table).setdefault((zone, name), old[(zone, name)])
+        for zone in covered & set(last.backs):
+            out.backs[zone] = last.backs[zone]
+        return out
+
     def to_json(self) -> dict:
         return {
             "cards": {z: list(v) for z, v in sorted(self.cards.items()) if v},

@@ -127,7 +127,14 @@ def run(args: argparse.Namespace) -> int:
                 camera.calibration.save(args.save_calibration)
 
     def answer_check(key: int, item: Frame) -> None:
-        """A player's choice for the oldest card named unsurely: its name confirmed, or a rename."""
+        """A player's choice for the oldest card named unsurely: its name confirmed, or a rename;
+        first, the question on moves the camera missed (``[question]``), if one is open."""
+        if camera.inference.question is not None:
+            try:
+                tell(camera.choose(key, item.index, item.time))
+            except CardrefError as e:
+                print(f"cardref live: {e}", flush=True)
+            return
         try:
             rename = checks[0].answer(key)
         except CardrefError as e:
@@ -175,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
                     waiting.append(obs)
                 except CardrefError as e:
                     print(f"cardref live: error: {e}", flush=True)
-            while keyed and checks and referee.pending is None:
+            while keyed and (checks or camera.inference.question) and referee.pending is None:
                 answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
@@ -200,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                     break
                 if chr(key) in KEYS and referee.pending is not None:
                     tell(camera.answer(Observation.answer(KEYS.index(chr(key)) + 1), item.index, item.time))
-                elif chr(key) in KEYS and checks:
+                elif chr(key) in KEYS and (checks or camera.inference.question):
                     answer_check(KEYS.index(chr(key)) + 1, item)
                 elif key == ord("e"):
                     tell(camera.answer(Observation.of("end_turn"), item.index, item.time))

@@ -137,6 +137,13 @@ def players_act(camera, players, events: list, index: int, t: float) -> list:
     out: list = []
     for _ in range(1000):
         referee = camera.referee
+        question = camera.inference.question
+        if referee.pending is None and question is not None:  # which missed moves happened
+            key = players.pick_explanation(question)
+            if key is None:
+                break
+            out += note(camera.choose(key, index, t))
+            continue
         if referee.pending is None and players.checks:
             check, e = players.checks.pop(0)
             card = players.answer(index, check.card, check.choices, e.data.get("to"))

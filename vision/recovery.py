@@ -1,0 +1,179 @@
+"""Recovery: the steps the camera missed, searched among the rules' legal moves.
+
+A read lost to an arm or a busy machine merges moves: a card drawn straight onto its
+destination seems to skip ``staging`` (which the rules require to be seen), one player's move
+and the next player's draw arrive as one table. When no reading of the changes is legal,
+:func:`missed_steps` looks for short sequences of legal moves (the game's own ``legal_moves``
+and ``apply``, nothing game-specific) from the last agreed table, moving only the cards that
+changed, after which the ordinary reading of the changes is accepted. The search is
+breadth-first and bounded (``MAX_MISSED`` steps, ``MAX_STATES`` referees tried), so the shortest
+explanations come first and the latency stays low.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from referee.cards import Card
+from referee.core import Referee
+from referee.errors import IllegalMove
+from referee.observations import Observation
+
+MAX_MISSED = 3  # missed steps searched before the changes seen (each a legal move)
+MAX_STATES = 300  # referees tried per search (each a feed of a trial copy)
+MAX_CHOICES = 4  # explanations offered to the players at most
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One legal way from the last agreed table to this one: every step in order (those the
+    camera saw and those it missed), which of them it ``missed``, and the ``outcome`` that
+    tells two explanations apart."""
+
+    steps: tuple[Observation, ...]
+    missed: tuple[Observation, ...]
+    outcome: str
+    # Cards that changed which the rules moved along with a step, unobserved (a drawn 2 filed
+    # in the discard pile as its victim leaves): the physical table follows.
+    carried: tuple[Observation, ...] = ()
+
+    def describe(self) -> str:
+        return ", ".join(o.short() for o in self.steps)
+
+
+@dataclass
+class RecoveryQuestion:
+    """Several legal explanations: the players pick one by its number."""
+
+    choices: list[Explanation]
+
+    def prompt(self) -> str:
+        options = "; ".join(f"{i} {e.describe()}" for i, e in enumerate(self.choices, 1))
+        return f"the camera missed moves, which happened? press {options}"
+
+
+def card_moves(before: dict[str, list[Card]], after: dict[str, list[Card]]) -> list[tuple[str, str, str]]:
+    """(card, from, to) for each card whose zone differs between two referee zone maps."""
+    old = Counter((z, str(c)) for z, cs in before.items() for c in cs)
+    new = Counter((z, str(c)) for z, cs in after.items() for c in cs)
+    left, came = old - new, new - old
+    out = []
+    for (dst, name), k in came.items():
+        for _ in range(k):
+            src = next((z for (z, n), j in left.items() if n == name and j > 0), None)
+            if src is not None:
+                left[(src, name)] -= 1
+                out.append((name, src, dst))
+    return out
+
+
+def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
+    """The card movements of the legal moves now that move only ``cards`` (a draw of another
+    card says nothing about this table), one observation each, in the rules' order."""
+    game, state = referee.game, referee.state
+    if referee.pending is not None:
+        return []
+    before = game.cards_by_zone(state) or {}
+    steps: dict[str, Observation] = {}
+    for move in game.legal_moves(state):
+        try:
+            after = game.apply(state, move).state
+        except IllegalMove:
+            continue
+        moved = card_moves(before, game.cards_by_zone(after) or {})
+        if not moved or any(name not in cards for name, _, _ in moved):
+            continue
+        # Where the rules file a card at once but ask the players to move it there (a joker
+        # drawn goes to the joker spot by way of staging), the camera sees it reach the zone
+        # the clean-up starts from.
+        asked = getattr(after, "expected", [])
+        for name, src, dst in moved:
+            via = [z for c, z, _ in asked if c == name and z != src]
+            for obs in (Observation.move(name, src, dst), *(Observation.move(name, src, z) for z in via)):
+                steps.setdefault(obs.short(), obs)
+    return list(steps.values())
+
+
+def trial_copy(referee: Referee) -> Referee:
+    """A copy to try observations on: without the game log, which only real feeds go to."""
+    log, referee.log = referee.log, None
+    try:
+        return copy.deepcopy(referee)
+    finally:
+        referee.log = log
+
+
+def accepted(referee: Referee, obs: Observation) -> Referee | None:
+    trial = trial_copy(referee)
+    if any(a.kind == "REJECT" for a in trial.feed(obs)):
+        return None
+    return trial
+
+
+Reading = tuple[list[Observation] | None, list[Observation]]
+
+
+@dataclass(frozen=True)
+class Node:
+    referee: Referee
+    steps: tuple[Observation, ...] = ()
+    missed: tuple[Observation, ...] = ()
+    carried: tuple[Observation, ...] = ()
+    seen: tuple[Observation, ...] = ()  # the readings of the changes still to explain
+
+
+def missed_steps(
+    referee: Referee, cards: set[str], read: Callable[[Referee, tuple[Observation, ...]], Reading]
+) -> list[Explanation]:
+    """The shortest explanations of this table (distinct outcomes, at most ``MAX_CHOICES``):
+    breadth-first from ``referee`` (the last agreed game) over steps that are either a legal
+    move of the ``cards`` that changed (one the camera may have missed) or a reading of a
+    change it saw, so that the seen and the missed interleave (a clean-up seen, then a draw
+    missed). ``read(trial, moved)``, with the cards ``moved`` so far, gives the plan that
+    explains the rest of the table (None if the rules refuse every reading) and the seen
+    changes' readings to try as the next step."""
+    frontier = [Node(referee, seen=tuple(read(referee, ())[1]))]
+    tried = 0
+    for _ in range(MAX_MISSED):
+        found: dict[str, Explanation] = {}
+        deeper: list[Node] = []
+        for node in frontier:
+            before = node.referee.game.cards_by_zone(node.referee.state) or {}
+            missed = legal_steps(node.referee, cards)
+            shorts = {o.short() for o in missed}
+            for obs in missed + [o for o in node.seen if o.short() not in shorts]:
+                if tried >= MAX_STATES:
+                    break
+                tried += 1
+                after = accepted(node.referee, obs)
+                if after is None:
+                    continue
+                moved = card_moves(before, after.game.cards_by_zone(after.state) or {})
+                also = tuple(
+                    Observation.move(n, s, d) for n, s, d in moved if n in cards and n != str(obs.card)
+                )
+                steps, carried = (*node.steps, obs), (*node.carried, *also)
+                unseen = (*node.missed, obs) if obs.short() in shorts else node.missed
+                plan, seen = read(after, (*steps, *carried))
+                if plan is not None and unseen:
+                    end = accepted_all(after, plan)
+                    if end is not None:
+                        key = end.game.outcome_key(end.state)
+                        found.setdefault(key, Explanation((*steps, *plan), unseen, key, carried))
+                deeper.append(Node(after, steps, unseen, carried, tuple(seen)))
+        if found:
+            return list(found.values())[:MAX_CHOICES]
+        frontier = deeper
+    return []
+
+
+def accepted_all(referee: Referee, plan: list[Observation]) -> Referee | None:
+    trial = referee
+    for obs in plan:
+        trial = accepted(trial, obs)
+        if trial is None:
+            return None
+    return trial
