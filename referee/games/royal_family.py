@@ -576,9 +576,7 @@ class RoyalFamily(Game):
         if m.card.rank == "2":
             st.phase = "surprise"
             own = self.residents(st, m.player)
-            if len(own) == 1:  # one resident: nothing to ask, it is the one removed
-                self._do_SurpriseRemove(st, SurpriseRemove(m.player, own[0]), notes)
-            elif own:
+            if own:
                 question = f"Surprised! {who(m.player)} must remove one resident: which?"
                 notes.append(ask(question, [str(c) for c in own], event="Surprised"))
             else:

@@ -129,18 +129,6 @@ def test_rf10_surprised():
     assert Card("2", "C") in ref.state.zones["discard_pile"]
 
 
-def test_rf10_surprised_with_one_resident_removes_it_without_asking():
-    g = game()
-    st = table(g, "black", castle_spades="AS", castle_hearts="AH", residents_spades="QS")
-    ref = referee_on(g, st)
-    out = feed(ref, "2C draw_pile -> staging")
-    assert not texts(out, "ASK") and "loses QS" in texts(out)
-    assert ref.state.active == "red" and ref.pending is None
-    out = feed(ref, "QS residents_spades -> discard_pile", "2C staging -> discard_pile")
-    assert not texts(out, "REJECT") and ref.state.expected == []
-    assert {Card("2", "C"), Card("Q", "S")} <= set(ref.state.zones["discard_pile"])
-
-
 def test_rf11_alliance_castle():
     g = game()
     st = table(g, "black", castle_spades="AS", castle_hearts="AH", flop_1="AC")
