@@ -3,6 +3,7 @@ score before and after side by side, keep the old model unless the new one is be
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -63,12 +64,21 @@ def test_one_tiny_epoch_does_not_replace_the_shipped_model(tmp_path, capsys):
     print(printed)
     assert rc == 0
     assert "old mAP50" in printed and "your frames (val split)" in printed and "synthetic held-out" in printed
-    assert "KEPT the old model" in printed
-    assert {name: (models / name).read_bytes() for name in (*MODEL_FILES, *KEPT_FILES)} == before
     # The candidate is a whole model: the two stages fine-tuned, the refiner and the box view kept.
     assert all((run / "candidate" / name).exists() for name in (*MODEL_FILES, *KEPT_FILES))
     assert (run / "candidate/cards_box.onnx").read_bytes() == before["cards_box.onnx"]
-    assert '"replaced": false' in (run / "retrain.json").read_text()
+    # The decision follows the scores it printed (one epoch on these few frames can go either
+    # way: with the straightened-card classifier it went from 0.870 to 0.913 on the two frames
+    # of the user's val split): the models folder changes exactly when it is REPLACED.
+    decision = json.loads((run / "retrain.json").read_text())
+    after = {name: (models / name).read_bytes() for name in (*MODEL_FILES, *KEPT_FILES)}
+    if decision["replaced"]:
+        assert "REPLACED: new model installed" in printed
+        assert after["cards_cls.onnx"] == (run / "candidate/cards_cls.onnx").read_bytes()
+        assert (run / "previous/cards_cls.onnx").read_bytes() == before["cards_cls.onnx"]
+        assert all(decision["new"][k]["map50"] > decision["old"][k]["map50"] for k in decision["old"])
+    else:
+        assert "KEPT the old model" in printed and after == before
 
 
 def test_new_model_must_be_better_on_both_sets():
