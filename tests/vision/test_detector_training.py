@@ -302,3 +302,29 @@ def test_a_device_list_puts_the_classifier_stages_on_its_first_gpu(given, torch_
     from vision.detector.classifier_train import torch_device
 
     assert torch_device(given) == torch_name
+
+
+@pytest.mark.slow
+def test_a_stopped_classifier_training_resumes_as_if_it_had_not_stopped(tiny_dataset, tmp_path):
+    """Stopped after its first epoch (as a kill would), ``--resume`` goes on from the saved
+    state and ends with the same weights as the run that never stopped."""
+    import torch
+
+    from vision.detector.classifier_train import ClassifierConfig, train_classifier
+
+    cfg = ClassifierConfig.load(ROOT / "configs/detector/classifier.yaml")
+    cfg.copies, cfg.partial_copies, cfg.width, cfg.threads = 1, 0, 8, 1
+
+    def stop_after_first(line: str) -> None:
+        if "epoch 1/2" in line:
+            raise KeyboardInterrupt
+
+    whole = train_classifier(cfg, [tiny_dataset], tmp_path / "whole", epochs=2, log=lambda _: None)
+    with pytest.raises(KeyboardInterrupt):
+        train_classifier(cfg, [tiny_dataset], tmp_path / "cut", epochs=2, log=stop_after_first)
+    resumed = train_classifier(cfg, [tiny_dataset], tmp_path / "cut", epochs=2, log=lambda _: None,
+                               resume=True)
+    a, b = (torch.load(p, map_location="cpu")["state_dict"] for p in (whole, resumed))
+    assert all(torch.allclose(a[k].float(), b[k].float(), atol=1e-6) for k in a)
+    history = json.loads((tmp_path / "cut" / "classifier_history.json").read_text())
+    assert [h["epoch"] for h in history] == [1, 2]

@@ -98,7 +98,7 @@ def run_network(args: argparse.Namespace, stage: str) -> int:
         cfg.batch = args.batch
     start = existing_weights(args.start_from)
     datasets = args.data or [synth_dataset(cfg.data)]
-    best = fit(cfg, datasets, args.out, start_from=start, epochs=args.epochs)
+    best = fit(cfg, datasets, args.out, start_from=start, epochs=args.epochs, resume=args.resume)
     print(f"best weights: {best}")
     if not args.no_export:
         print(f"ONNX model: {export(best, best.with_suffix('.onnx'))}")

@@ -22,7 +22,7 @@ from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
 from vision.detector.geometry import CornerRefiner, Rects, rectified_crops, rects_from_quads
 from vision.detector.not_a_card import cards_only_state, load_net
-from vision.detector.recipe import NetworkRecipe
+from vision.detector.recipe import NetworkRecipe, resume_progress, save_progress
 
 
 @dataclass
@@ -321,8 +321,10 @@ def accuracy(net, crops: np.ndarray, labels: np.ndarray, batch: int = 512, devic
 
 
 def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, start_from: Path | None = None,
-                     epochs: int | None = None, log=print) -> Path:
-    """Train on the datasets' train splits, keep the best on their val splits; return the .pt."""
+                     epochs: int | None = None, log=print, resume: bool = False) -> Path:
+    """Train on the datasets' train splits, keep the best on their val splits; return the .pt.
+    Each whole epoch is saved (``out/last.pt``); ``resume`` goes on from the last one, the
+    crops cut again from the same seed, as if the run had not stopped."""
     import torch
     import torch.nn as nn
 
@@ -349,8 +351,11 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
     gen = torch.Generator().manual_seed(cfg.seed)
-    best, best_path, history = -1.0, out / "classifier.pt", []
-    for epoch in range(1, epochs + 1):
+    best, best_path, history, done = -1.0, out / "classifier.pt", [], 0
+    if resume:
+        done, best, history = resume_progress(out, net, opt, sched, gen)
+        log(f"classifier: resuming after epoch {done}/{epochs}")
+    for epoch in range(done + 1, epochs + 1):
         net.train()
         order = torch.randperm(len(x_train), generator=gen).numpy()
         total = 0.0
@@ -369,7 +374,6 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         acc = accuracy(net, x_val, y_val, device=device) if len(x_val) else float("nan")
         history.append({"epoch": epoch, "loss": round(total / len(order), 4), "val_accuracy": round(acc, 4),
                         "seconds": round(time.time() - t0, 1)})
-        log(f"classifier: epoch {epoch}/{epochs} loss {total / len(order):.4f} val accuracy {acc:.4f}")
         if acc >= best or not len(x_val):
             best = acc
             weights = {k: v.cpu() for k, v in net.state_dict().items()}
@@ -377,6 +381,8 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
                 torch.save({"state_dict": weights, "width": cfg.width, "classes": list(CLASSES),
                             "standardize": cfg.standardize, "crop": cfg.crop,
                             "crop_size": list(cfg.crop_size)}, tmp)
+        save_progress(out, net, opt, sched, gen, epoch, best, history)
+        log(f"classifier: epoch {epoch}/{epochs} loss {total / len(order):.4f} val accuracy {acc:.4f}")
     files.write_json(out / "classifier_history.json", history)
     if start_from is not None and cfg.keep_start > 0:
         tuned = best_path.rename(out / "classifier_tuned.pt")

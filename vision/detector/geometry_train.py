@@ -8,7 +8,6 @@ target with it, which balances the poses the sets happen to hold.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,12 +15,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from referee import files
 from referee.errors import ConfigError
 from vision.detector.crops import jitter_box
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
 from vision.detector.geometry import rect_errors as geometry_errors
-from vision.detector.recipe import NetworkRecipe
+from vision.detector.recipe import NetworkRecipe, resume_progress, save_progress
 
 
 @dataclass
@@ -119,8 +119,9 @@ def predict(net, squares: np.ndarray, batch: int = 512, device: str = "cpu") -> 
 
 
 def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_from: Path | None = None,
-                   epochs: int | None = None, log=print) -> Path:
-    """Train on the datasets' train splits, keep the best on their val splits; return the .pt."""
+                   epochs: int | None = None, log=print, resume: bool = False) -> Path:
+    """Train on the datasets' train splits, keep the best on their val splits; return the .pt.
+    Each whole epoch is saved (``out/last.pt``); ``resume`` goes on from the last one."""
     import torch
 
     from vision.detector.classifier_train import build_net, torch_device
@@ -147,8 +148,11 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
     weight = torch.tensor([4.0, 4.0, 1.0, 1.0, 1.0, 1.0], device=device)
     gen = torch.Generator().manual_seed(cfg.seed)
-    best, best_path, history = float("inf"), out / "geometry.pt", []
-    for epoch in range(1, epochs + 1):
+    best, best_path, history, done = float("inf"), out / "geometry.pt", [], 0
+    if resume:
+        done, best, history = resume_progress(out, net, opt, sched, gen)
+        log(f"corner refiner: resuming after epoch {done}/{epochs}")
+    for epoch in range(done + 1, epochs + 1):
         net.train()
         order = torch.randperm(len(x_train), generator=gen).numpy()
         total = 0.0
@@ -168,13 +172,15 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
         score = errors.get("corner", total / len(order))
         history.append({"epoch": epoch, "loss": round(total / len(order), 5),
                         **{k: round(v, 4) for k, v in errors.items()}, "seconds": round(time.time() - t0, 1)})
-        log(f"corner refiner: epoch {epoch}/{epochs} loss {total / len(order):.5f} val " +
-            " ".join(f"{k} {v:.4f}" for k, v in errors.items()))
         if score <= best:
             best = score
-            torch.save({"state_dict": {k: v.cpu() for k, v in net.state_dict().items()}, "width": cfg.width,
-                        "errors": errors}, best_path)
-    (out / "geometry_history.json").write_text(json.dumps(history, indent=1))
+            with files.replacing(best_path) as tmp:  # a kill mid-save keeps the last best
+                torch.save({"state_dict": {k: v.cpu() for k, v in net.state_dict().items()},
+                            "width": cfg.width, "errors": errors}, tmp)
+        save_progress(out, net, opt, sched, gen, epoch, best, history)
+        log(f"corner refiner: epoch {epoch}/{epochs} loss {total / len(order):.5f} val " +
+            " ".join(f"{k} {v:.4f}" for k, v in errors.items()))
+    files.write_json(out / "geometry_history.json", history)
     return best_path
 
 

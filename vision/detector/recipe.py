@@ -82,3 +82,37 @@ class NetworkRecipe:
     @classmethod
     def load(cls, path: str | Path):
         return load_config(cls, path, cls.WHAT)
+
+
+PROGRESS = "last.pt"  # a run folder's state after its last whole epoch, for --resume
+
+
+def save_progress(out: Path, net, opt, sched, generator, epoch: int, best: float, history: list) -> None:
+    """Everything a training loop needs to go on after ``epoch``, written atomically to
+    ``out/last.pt`` (a kill while writing keeps the previous epoch's)."""
+    import torch
+
+    state = {"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+             "generator": generator.get_state(), "torch_rng": torch.get_rng_state(),  # dropout's
+             "epoch": epoch, "best": best, "history": history}
+    with files.replacing(out / PROGRESS) as tmp:
+        torch.save(state, tmp)
+
+
+def resume_progress(out: Path, net, opt, sched, generator) -> tuple[int, float, list]:
+    """Load ``out/last.pt`` into the loop's objects; the last whole epoch, the best score so far
+    and the history. A run folder without one is a one-line error."""
+    import torch
+
+    from vision.detector.model_files import load_checkpoint
+
+    path = out / PROGRESS
+    if not path.is_file():
+        raise ConfigError(f"{path}: nothing to resume (no epoch of this run finished)")
+    state = load_checkpoint(path, "training state")
+    net.load_state_dict(state["net"])
+    opt.load_state_dict(state["opt"])
+    sched.load_state_dict(state["sched"])
+    generator.set_state(state["generator"])
+    torch.set_rng_state(state["torch_rng"])
+    return state["epoch"], state["best"], state["history"]
