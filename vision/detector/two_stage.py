@@ -66,10 +66,6 @@ class CardClassifier:
             card = 1 - softmax(logits)[:, len(CLASSES)].reshape(len(looks), n).mean(axis=0)
         return cards.astype(np.float32), card.astype(np.float32)
 
-    def probabilities(self, crops: np.ndarray) -> np.ndarray:
-        """(n, 54) card probabilities of uint8 BGR crops (n, H, W, 3): see :meth:`read`."""
-        return self.read(crops)[0]
-
 
 def name_ids(probs: np.ndarray) -> np.ndarray:
     """Each box's class id: its likeliest name, but a back only when the back is likelier than
