@@ -22,7 +22,7 @@ from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
 from vision.detector.geometry import CornerRefiner, Rects, rectified_crops, rects_from_quads
 from vision.detector.not_a_card import cards_only_state, load_net
-from vision.detector.recipe import NetworkRecipe, resume_progress, save_progress
+from vision.detector.recipe import NetworkRecipe, one_epoch, optimiser, resume_progress, save_progress
 
 
 @dataclass
@@ -346,33 +346,24 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
     device = torch_device(cfg.device)
     net.to(device)
     epochs = epochs or cfg.epochs
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    steps = epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
+    opt, sched = optimiser(net, cfg, len(x_train), epochs)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
     gen = torch.Generator().manual_seed(cfg.seed)
     best, best_path, history, done = -1.0, out / "classifier.pt", [], 0
     if resume:
         done, best, history = resume_progress(out, net, opt, sched, gen)
         log(f"classifier: resuming after epoch {done}/{epochs}")
+    def loss_of(idx):
+        x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
+        x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
+        x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
+        x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen, cfg.grey, cfg.invert)
+        return loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
+
     for epoch in range(done + 1, epochs + 1):
-        net.train()
-        order = torch.randperm(len(x_train), generator=gen).numpy()
-        total = 0.0
-        for i in range(0, len(order), cfg.batch):
-            idx = order[i : i + cfg.batch]
-            x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
-            x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
-            x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
-            x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen, cfg.grey, cfg.invert)
-            loss = loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
+        mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
         acc = accuracy(net, x_val, y_val, device=device) if len(x_val) else float("nan")
-        history.append({"epoch": epoch, "loss": round(total / len(order), 4), "val_accuracy": round(acc, 4),
+        history.append({"epoch": epoch, "loss": round(mean_loss, 4), "val_accuracy": round(acc, 4),
                         "seconds": round(time.time() - t0, 1)})
         if acc >= best or not len(x_val):
             best = acc
@@ -382,7 +373,7 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
                             "standardize": cfg.standardize, "crop": cfg.crop,
                             "crop_size": list(cfg.crop_size)}, tmp)
         save_progress(out, net, opt, sched, gen, epoch, best, history)
-        log(f"classifier: epoch {epoch}/{epochs} loss {total / len(order):.4f} val accuracy {acc:.4f}")
+        log(f"classifier: epoch {epoch}/{epochs} loss {mean_loss:.4f} val accuracy {acc:.4f}")
     files.write_json(out / "classifier_history.json", history)
     if start_from is not None and cfg.keep_start > 0:
         tuned = best_path.rename(out / "classifier_tuned.pt")

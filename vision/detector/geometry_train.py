@@ -17,11 +17,13 @@ import numpy as np
 
 from referee import files
 from referee.errors import ConfigError
+from vision.detector.classifier_train import _blob
 from vision.detector.crops import jitter_box
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
 from vision.detector.geometry import rect_errors as geometry_errors
-from vision.detector.recipe import NetworkRecipe, resume_progress, save_progress
+from vision.detector.model_files import load_checkpoint
+from vision.detector.recipe import NetworkRecipe, one_epoch, optimiser, resume_progress, save_progress
 
 
 @dataclass
@@ -101,12 +103,6 @@ def rect_errors(pred: np.ndarray, true: np.ndarray, boxes: np.ndarray) -> dict[s
     return geometry_errors(decode(pred, boxes), decode(true, boxes))
 
 
-def _blob(x: np.ndarray):
-    import torch
-
-    return torch.from_numpy(np.ascontiguousarray(x[..., ::-1].transpose(0, 3, 1, 2))).float() / 255.0
-
-
 def predict(net, squares: np.ndarray, batch: int = 512, device: str = "cpu") -> np.ndarray:
     import torch
 
@@ -139,38 +135,29 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
     log(f"corner refiner: {len(x_train)} train squares, {len(x_val)} val squares ({time.time() - t0:.0f} s)")
     net = build_net(cfg.width, 6)
     if start_from is not None:
-        net.load_state_dict(torch.load(start_from, map_location="cpu")["state_dict"])
+        net.load_state_dict(load_checkpoint(start_from)["state_dict"])
     device = torch_device(cfg.device)
     net.to(device)
     epochs = epochs or cfg.epochs
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    steps = epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
+    opt, sched = optimiser(net, cfg, len(x_train), epochs)
     weight = torch.tensor([4.0, 4.0, 1.0, 1.0, 1.0, 1.0], device=device)
     gen = torch.Generator().manual_seed(cfg.seed)
     best, best_path, history, done = float("inf"), out / "geometry.pt", [], 0
     if resume:
         done, best, history = resume_progress(out, net, opt, sched, gen)
         log(f"corner refiner: resuming after epoch {done}/{epochs}")
+    def loss_of(idx):
+        x, y = turn(_blob(x_train[idx]), torch.from_numpy(y_train[idx]),
+                    int(torch.randint(4, (1,), generator=gen)))
+        x = light(x, gen)
+        return (torch.nn.functional.smooth_l1_loss(net(x.to(device)), y.to(device), reduction="none",
+                                                   beta=0.05) * weight).mean()
+
     for epoch in range(done + 1, epochs + 1):
-        net.train()
-        order = torch.randperm(len(x_train), generator=gen).numpy()
-        total = 0.0
-        for i in range(0, len(order), cfg.batch):
-            idx = order[i : i + cfg.batch]
-            x, y = turn(_blob(x_train[idx]), torch.from_numpy(y_train[idx]),
-                        int(torch.randint(4, (1,), generator=gen)))
-            x = light(x, gen)
-            loss = (torch.nn.functional.smooth_l1_loss(net(x.to(device)), y.to(device), reduction="none",
-                                                       beta=0.05) * weight).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
+        mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
         errors = rect_errors(predict(net, x_val, device=device), y_val, val_boxes) if len(x_val) else {}
-        score = errors.get("corner", total / len(order))
-        history.append({"epoch": epoch, "loss": round(total / len(order), 5),
+        score = errors.get("corner", mean_loss)
+        history.append({"epoch": epoch, "loss": round(mean_loss, 5),
                         **{k: round(v, 4) for k, v in errors.items()}, "seconds": round(time.time() - t0, 1)})
         if score <= best:
             best = score
@@ -178,7 +165,7 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
                 torch.save({"state_dict": {k: v.cpu() for k, v in net.state_dict().items()},
                             "width": cfg.width, "errors": errors}, tmp)
         save_progress(out, net, opt, sched, gen, epoch, best, history)
-        log(f"corner refiner: epoch {epoch}/{epochs} loss {total / len(order):.5f} val " +
+        log(f"corner refiner: epoch {epoch}/{epochs} loss {mean_loss:.5f} val " +
             " ".join(f"{k} {v:.4f}" for k, v in errors.items()))
     files.write_json(out / "geometry_history.json", history)
     return best_path
@@ -190,7 +177,7 @@ def export_geometry(weights: Path, dest: Path) -> Path:
 
     from vision.detector.classifier_train import build_net
 
-    ckpt = torch.load(weights, map_location="cpu")
+    ckpt = load_checkpoint(weights)
     net = build_net(ckpt["width"], 6)
     net.load_state_dict(ckpt["state_dict"])
     net.eval()

@@ -116,3 +116,32 @@ def resume_progress(out: Path, net, opt, sched, generator) -> tuple[int, float, 
     generator.set_state(state["generator"])
     torch.set_rng_state(state["torch_rng"])
     return state["epoch"], state["best"], state["history"]
+
+
+def optimiser(net, cfg: NetworkRecipe, examples: int, epochs: int):
+    """AdamW with a one-cycle schedule over ``epochs`` of ``examples``: the recipe every small
+    network of the project trains with."""
+    import torch
+
+    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps = epochs * ((examples + cfg.batch - 1) // cfg.batch)
+    return opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
+
+
+def one_epoch(net, opt, sched, generator, examples: int, batch: int, loss_of) -> float:
+    """One pass over ``examples`` in an order drawn from ``generator``; ``loss_of(indices)``
+    gives a batch's loss. Returns the mean loss."""
+    import torch
+
+    net.train()
+    order = torch.randperm(examples, generator=generator).numpy()
+    total = 0.0
+    for i in range(0, examples, batch):
+        idx = order[i : i + batch]
+        loss = loss_of(idx)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        total += float(loss.detach()) * len(idx)
+    return total / max(examples, 1)
