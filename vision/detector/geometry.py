@@ -80,12 +80,6 @@ def rect_errors(p: Rects, t: Rects) -> dict[str, float]:
             "long": float(np.median(np.abs(p.long / t.long - 1)))}
 
 
-def rect_boxes(r: Rects) -> np.ndarray:
-    """(n, 4) axis-aligned boxes around rectangles: what to compare with a labelled box."""
-    q = r.quads()
-    return np.concatenate([q.min(axis=1), q.max(axis=1)], axis=1)
-
-
 def square_windows(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The refiner's square around each box: (n, 2) top-left corners and (n,) sides."""
     b = np.asarray(boxes, np.float64).reshape(-1, 4)

@@ -201,24 +201,34 @@ class TrueBoxNames:
     named: np.ndarray
     tilt: np.ndarray  # degrees, from the box's shape
     brightness: np.ndarray
+    corner_iou: np.ndarray | None = None  # the box around the refiner's corners against the labelled box
 
 
 def name_true_boxes(detector, samples: list[Sample]) -> TrueBoxNames:
     """Name each labelled box with the detector's naming stage alone (no finder): what the
-    naming gets wrong when the box is right."""
-    truth, named, tilt, light = [], [], [], []
+    naming gets wrong when the box is right; and, where the detector finds corners, how the box
+    around them agrees with the labelled one."""
+    from vision.detector.detections import box_iou
+    from vision.detector.two_stage import name_ids
+
+    truth, named, tilt, light, ious = [], [], [], [], []
     for s in samples:
         image = cv2.imread(str(s.image))
         if image is None:
             raise CardrefError(f"{s.image}: cannot read image")
         if not len(s.boxes):
             continue
-        named.append(detector.name_boxes(image, s.boxes))
+        probs, _, corners = detector.read_boxes(image, s.boxes)
+        named.append(name_ids(probs))
         truth.append(s.classes)
         tilt += [box_tilt(b) for b in s.boxes]
         light += [box_brightness(image, b) for b in s.boxes]
+        if corners is not None:
+            around = np.concatenate([corners.min(axis=1), corners.max(axis=1)], axis=1)
+            ious += list(np.diag(box_iou(s.boxes, around)))
     cat = (lambda xs: np.concatenate(xs).astype(int)) if truth else (lambda xs: np.zeros(0, int))
-    return TrueBoxNames(cat(truth), cat(named), np.array(tilt), np.array(light))
+    return TrueBoxNames(cat(truth), cat(named), np.array(tilt), np.array(light),
+                        np.array(ious) if ious else None)
 
 
 def _top1(right: np.ndarray) -> dict:
@@ -252,23 +262,13 @@ def naming_breakdown(t: TrueBoxNames) -> dict:
 
 
 
-def corner_box_agreement(refiner, samples: list[Sample]) -> dict:
+def corner_box_agreement(t: TrueBoxNames) -> dict:
     """Real photos have no labelled corners: the box around the refiner's corners of each true
-    box is compared with that box (IoU; 1 when the rectangle fills it exactly). A card partly
-    covered has a box smaller than the card, so the figure is a floor for whole cards."""
-    from vision.detector.detections import box_iou
-    from vision.detector.geometry import rect_boxes
-
-    ious = []
-    for s in samples:
-        if not len(s.boxes):
-            continue
-        image = cv2.imread(str(s.image))
-        around = rect_boxes(refiner.rects(image, s.boxes))
-        ious += list(np.diag(box_iou(s.boxes, around)))
-    if not ious:
+    box against that box (IoU; 1 when the rectangle fills it exactly). A card partly covered
+    has a box smaller than the card, so the figure is a floor for whole cards."""
+    if t.corner_iou is None or not len(t.corner_iou):
         return {}
-    ious = np.array(ious)
+    ious = t.corner_iou
     return {"cards": len(ious), "median_iou": round(float(np.median(ious)), 4),
             "p10_iou": round(float(np.quantile(ious, 0.1)), 4),
             "share_iou_0.8": round(float((ious >= 0.8).mean()), 4)}

@@ -135,10 +135,6 @@ class TwoStageDetector:
         corners = None if rects is None else rects.quads().astype(np.float32)
         return fuse(probs), card.astype(np.float32), corners
 
-    def name_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-        """The class id of each given box (xyxy), named as :meth:`detect` names found boxes."""
-        return name_ids(self.read_boxes(image_bgr, boxes)[0])
-
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
         if not len(found):
