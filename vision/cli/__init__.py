@@ -1,1 +1,0 @@
-"""The ``cardref`` command line: one module per subcommand, imported only when used."""
