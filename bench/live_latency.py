@@ -72,7 +72,8 @@ def main() -> int:
         game = args.work / f"game_{seed}"
         if not (game / "video.mp4").exists():
             subprocess.run(
-                [sys.executable, "-m", "vision.cli.main", "render-game", "royal_family", "--seed", str(seed),
+                [sys.executable, "-m", "vision.commands.main", "render-game", "royal_family",
+                 "--seed", str(seed),
                  "--out", str(game), "--max-moves", str(args.moves), "--recipe",
                  str(ROOT / "datasets/recipes/holdout.yaml"), "--quiet"],
                 check=True, cwd=ROOT,

@@ -58,7 +58,7 @@ from vision.synth.conditions import CONDITIONS, perturb  # noqa: E402
 
 def cardref(*args: str) -> None:
     subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args], check=True, cwd=ROOT, stdout=subprocess.DEVNULL
+        [sys.executable, "-m", "vision.commands.main", *args], check=True, cwd=ROOT, stdout=subprocess.DEVNULL
     )
 
 

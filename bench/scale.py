@@ -3,12 +3,14 @@
 ``LocalCluster`` (``--cluster``), in one run, through the shipped detector.
 
 Each mode is one ``cardref replay`` command timed from start to end as a user would run it
-(its processes started inside the timing; the cluster is started before, as a cluster would be
-running already), then once more on the same cluster, whose workers have imported cardref and
-loaded the detector by then. ``--workers 2`` shares the cores out (one detector thread each); the cluster's
-replays are given ``--threads 1`` for the same reason. Prints a table and writes JSON.
+(its processes started inside the timing; the cluster is started and warmed by one replay
+before, as a running cluster would be: its workers have imported cardref and loaded the
+detector). The modes run in rounds, each round in a rotated order, and the medians are
+compared, so that a change in the machine's load does not fall on one mode alone.
+``--workers 2`` shares the cores out (one detector thread each); the cluster's replays are
+given ``--threads 1`` for the same reason. Prints a table and writes JSON.
 
-    python bench/scale.py [--games 6] [--moves 8] [--size 640x360] [--out bench/scale.json]
+    python bench/scale.py [--games 6] [--moves 8] [--size 640x360] [--repeats 3] [--out bench/scale.json]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import csv
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +36,8 @@ RECIPE = str(ROOT / "datasets" / "recipes" / "holdout.yaml")
 
 def replay(videos: list[Path], out: Path, *extra: str) -> dict:
     """One ``cardref replay`` of every video; its wall time and what games.csv says."""
-    cmd = [sys.executable, "-m", "vision.cli.main", "replay", *map(str, videos), "--game", "royal_family",
+    cmd = [sys.executable, "-m", "vision.commands.main", "replay", *map(str, videos),
+           "--game", "royal_family",
            "--out", str(out), "--answers", "{dir}/observations.jsonl", "--quiet", *extra]
     t0 = time.perf_counter()
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -50,12 +54,20 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=6)
     ap.add_argument("--moves", type=int, default=8, help="observations rendered per game")
     ap.add_argument("--size", default="640x360")
+    ap.add_argument("--repeats", type=int, default=3,
+                    help="rounds of every mode, each round in a rotated order; medians are reported")
     ap.add_argument("--out", default=str(ROOT / "bench" / "scale.json"))
     args = ap.parse_args()
     from distributed import LocalCluster
 
     width, height = map(int, args.size.split("x"))
     load_before = os.getloadavg()
+    modes = {
+        "one after another (--workers 1)": ("--workers", "1"),
+        "--workers 2": ("--workers", "2"),
+        "LocalCluster, 2 workers": ("--cluster", "{address}", "--threads", "1"),
+    }
+    runs: dict[str, list[dict]] = {name: [] for name in modes}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         videos = []
@@ -63,32 +75,36 @@ def main() -> int:
             spec = VideoSpec(seed=seed, size=(width, height), max_moves=args.moves, recipe=RECIPE)
             render_game(spec, tmp / "games" / f"seed{seed}", False)
             videos.append(tmp / "games" / f"seed{seed}" / "video.mp4")
-        results = {
-            "one after another (--workers 1)": replay(videos, tmp / "serial", "--workers", "1"),
-            "--workers 2": replay(videos, tmp / "workers2", "--workers", "2"),
-        }
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
-            results["LocalCluster, 2 workers"] = replay(
-                videos, tmp / "cluster", "--cluster", c.scheduler_address, "--threads", "1"
-            )
-            # The same again: its workers have imported cardref and loaded the detector.
-            results["the same LocalCluster again"] = replay(
-                videos, tmp / "cluster_again", "--cluster", c.scheduler_address, "--threads", "1"
-            )
+            # A running cluster: its workers have imported cardref and loaded the detector once.
+            replay(videos, tmp / "warm", "--cluster", c.scheduler_address, "--threads", "1")
+            names = list(modes)
+            for k in range(args.repeats):
+                # Rotated order, so that a change of the machine's load falls on every mode alike.
+                for name in names[k % len(names):] + names[:k % len(names)]:
+                    extra = [a.format(address=c.scheduler_address) for a in modes[name]]
+                    runs[name].append(replay(videos, tmp / f"round{k}_mode{names.index(name)}", *extra))
+    results = {}
+    for name, rs in runs.items():
+        results[name] = {"seconds": round(statistics.median(r["seconds"] for r in rs), 2),
+                         "runs": [r["seconds"] for r in rs],
+                         "observations": rs[0]["observations"], "video_seconds": rs[0]["video_seconds"]}
     serial = results["one after another (--workers 1)"]["seconds"]
     workers2 = results["--workers 2"]["seconds"]
     for r in results.values():
         r["ratio_to_one_after_another"] = round(r["seconds"] / serial, 3)
         r["ratio_to_workers_2"] = round(r["seconds"] / workers2, 3)
     print(f"{args.games} rendered games of {args.moves} observations at {args.size}, "
-          f"{os.cpu_count()} cores, load average before {load_before[0]:.2f}")
-    print(f"{'mode':34} {'wall s':>8} {'x serial':>9} {'x workers 2':>12} {'observations':>13}")
+          f"{os.cpu_count()} cores, load average before {load_before[0]:.2f}, "
+          f"median of {args.repeats} rounds")
+    print(f"{'mode':34} {'median s':>9} {'x serial':>9} {'x workers 2':>12} {'observations':>13}")
     for name, r in results.items():
-        print(f"{name:34} {r['seconds']:8.2f} {r['ratio_to_one_after_another']:9.3f} "
+        print(f"{name:34} {r['seconds']:9.2f} {r['ratio_to_one_after_another']:9.3f} "
               f"{r['ratio_to_workers_2']:12.3f} {r['observations']:13d}")
     record = {
         "date": time.strftime("%Y-%m-%d"),
         "games": args.games, "moves": args.moves, "size": args.size, "cores": os.cpu_count(),
+        "repeats": args.repeats,
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "modes": results,

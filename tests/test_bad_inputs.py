@@ -294,7 +294,7 @@ def run(args: tuple[str, ...], d: Path, home: str | None) -> subprocess.Complete
         if (ROOT / ".cache").exists() and not (d / home / ".cache").exists():
             (d / home / ".cache").symlink_to(ROOT / ".cache")
     argv = [a.replace("{d}", str(d)) for a in args]
-    return subprocess.run([sys.executable, "-m", "vision.cli.main", *argv], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "vision.commands.main", *argv], capture_output=True,
                           text=True, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, timeout=120)
 
 

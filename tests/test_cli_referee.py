@@ -18,7 +18,7 @@ ROOT = project_root()
 
 def cardref(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "vision.cli.main", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "vision.commands.main", *args], input=stdin,
                           capture_output=True, text=True, env=full_env, timeout=300)
 
 
@@ -139,7 +139,7 @@ def test_play_takes_a_strange_digit_as_a_word_and_goes_on(game_file):
 
 
 def test_play_takes_typed_bytes_that_are_not_utf8_as_an_error_line():
-    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "play", "royal_family"],
+    r = subprocess.run([sys.executable, "-m", "vision.commands.main", "play", "royal_family"],
                        input=b"caf\xe9 draw_pile -> flop_1\nquit\n", capture_output=True, cwd=ROOT,
                        env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"})  # as a UTF-8 locale reads
     assert r.returncode == 0 and b"Traceback" not in r.stderr

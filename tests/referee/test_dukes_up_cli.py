@@ -18,7 +18,7 @@ GAME_SEED = 2
 def cardref(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(project_root()))
     return subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args], input=stdin, capture_output=True, text=True,
+        [sys.executable, "-m", "vision.commands.main", *args], input=stdin, capture_output=True, text=True,
         cwd=project_root(), env=env, timeout=120,
     )
 

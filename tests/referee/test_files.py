@@ -91,7 +91,8 @@ def test_a_closed_pipe_ends_cardref_quietly(tmp_path):
     """``cardref referee ... | head -1``: the reader goes away; no traceback, no message."""
     obs = tmp_path / "obs.jsonl"
     obs.write_text('{"card": "7S", "from": "draw_pile", "to": "flop_1"}\n' * 3000)
-    cmd = [sys.executable, "-m", "vision.cli.main", "referee", "royal_family", "--observations", str(obs)]
+    cmd = [sys.executable, "-m", "vision.commands.main", "referee", "royal_family",
+           "--observations", str(obs)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout.readline().startswith(b'{"v":1,"kind":"ANNOUNCE"')
     proc.stdout.close()

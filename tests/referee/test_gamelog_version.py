@@ -20,7 +20,8 @@ ROOT = project_root()
 
 
 def cardref(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vision.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "vision.commands.main", *args], capture_output=True,
+                          text=True,
                           cwd=ROOT, timeout=300)
 
 

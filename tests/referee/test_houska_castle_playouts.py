@@ -112,7 +112,7 @@ def test_cardref_referee_and_simulate_commands(tmp_path) -> None:
     obs_file = tmp_path / "game.jsonl"
     obs_file.write_text("\n".join(_simulated_lines(3)) + "\n")
     run = subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", "referee", "houska_castle",
+        [sys.executable, "-m", "vision.commands.main", "referee", "houska_castle",
          "--observations", str(obs_file)],
         capture_output=True, text=True, cwd=project_root(), timeout=120,
     )
@@ -121,7 +121,7 @@ def test_cardref_referee_and_simulate_commands(tmp_path) -> None:
     assert not [r for r in records if r["kind"] == "REJECT"]
     assert records[-1]["kind"] == "RESULT"
     sim = subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", "simulate", "houska_castle", "--games", "30",
+        [sys.executable, "-m", "vision.commands.main", "simulate", "houska_castle", "--games", "30",
          "--seed", "1", "--json"],
         capture_output=True, text=True, cwd=project_root(), timeout=120,
     )
@@ -154,7 +154,7 @@ end_turn
 end_turn
 """
     run = subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", "play", "houska_castle"],
+        [sys.executable, "-m", "vision.commands.main", "play", "houska_castle"],
         input=typed, capture_output=True, text=True, cwd=project_root(), timeout=120,
     )
     assert run.returncode == 0, run.stderr

@@ -26,7 +26,7 @@ def spawn(*args: str) -> pexpect.spawn:
     env = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "vision.cli.main", "play", *args],
+        ["-m", "vision.commands.main", "play", *args],
         cwd=ROOT,
         env=env,
         encoding="utf-8",
@@ -93,7 +93,7 @@ def test_play_at_a_terminal(tmp_path):
 
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "vision.cli.main", "play", "royal_family", "--log", str(log)],
+        ["-m", "vision.commands.main", "play", "royal_family", "--log", str(log)],
         cwd=ROOT,
         env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"},
         encoding="utf-8",
@@ -113,7 +113,7 @@ def test_play_at_a_terminal(tmp_path):
 
 def cardref(*args: str, stdin: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args],
+        [sys.executable, "-m", "vision.commands.main", *args],
         input=stdin,
         capture_output=True,
         text=True,

@@ -124,7 +124,7 @@ def test_cardref_referee_takes_a_log_with_a_rename(tmp_path):
         said += logged.feed(o)
     renamed = logged.feed(parse_short(f"rename card={obs.card} as={new} at={at}"))
     assert renamed[0].kind == "STATE"
-    r = subprocess.run([sys.executable, "-m", "vision.cli.main", "referee", "royal_family",
+    r = subprocess.run([sys.executable, "-m", "vision.commands.main", "referee", "royal_family",
                         "--observations", str(path), "--text"],
                        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
     assert r.returncode == 0, r.stderr

@@ -19,7 +19,7 @@ SHORT_GAME_SEED = 195  # a short simulated game (85 observations)
 def cardref(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(project_root()))
     return subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args], input=stdin, capture_output=True, text=True,
+        [sys.executable, "-m", "vision.commands.main", *args], input=stdin, capture_output=True, text=True,
         cwd=project_root(), env=env, timeout=120,
     )
 

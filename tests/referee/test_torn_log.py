@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def cardref(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vision.cli.main", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "vision.commands.main", *args], input=stdin,
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
@@ -65,7 +65,7 @@ def test_referee_resumes_a_log_whose_last_newline_is_missing(tmp_path, observati
 def test_a_log_cut_at_any_byte_of_its_last_lines_resumes_to_the_whole_game(tmp_path, observations):
     """Every place a kill can cut the last two writes: the resumed game, fed what was not yet
     logged, logs every observation once and ends in the state of the game never cut."""
-    from referee.commands.common import open_referee
+    from vision.commands.common import open_referee
 
     game = load_game("royal_family")
     whole = tmp_path / "whole.jsonl"

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def cardref(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args],
+        [sys.executable, "-m", "vision.commands.main", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,

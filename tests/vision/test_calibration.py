@@ -42,7 +42,8 @@ def printed_mat(tmp_path_factory) -> tuple[np.ndarray, float]:
     """The mat written by ``cardref mat`` as PNG, read back with its resolution."""
     out = tmp_path_factory.mktemp("mat") / "mat.png"
     r = subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(out), "--dpi", "60"],
+        [sys.executable, "-m", "vision.commands.main", "mat", "royal_family", "--out", str(out),
+         "--dpi", "60"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -100,7 +101,7 @@ def test_mat_tiled_on_a4_pages(tmp_path):
         [
             sys.executable,
             "-m",
-            "vision.cli.main",
+            "vision.commands.main",
             "mat",
             "royal_family",
             "--out",
@@ -123,7 +124,8 @@ def test_mat_tiled_on_a4_pages(tmp_path):
 
 def test_mat_refuses_an_unknown_format(tmp_path):
     r = subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", "mat", "royal_family", "--out", str(tmp_path / "mat.svg")],
+        [sys.executable, "-m", "vision.commands.main", "mat", "royal_family",
+         "--out", str(tmp_path / "mat.svg")],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -141,7 +143,7 @@ def test_calibrate_command_saves_what_replay_loads(tmp_path, printed_mat):
             [
                 sys.executable,
                 "-m",
-                "vision.cli.main",
+                "vision.commands.main",
                 "calibrate",
                 "royal_family",
                 "--camera",

@@ -12,10 +12,10 @@ from collect_video import render_plan, render_states, write_detections, write_vi
 
 from referee.cards import CLASSES
 from vision.calibration import Calibration
-from vision.cli.main import main
 from vision.collect.guided import make_plan
 from vision.collect.store import read_manifest
 from vision.collect.yolo_labels import read_labels, to_detections
+from vision.commands.main import main
 from vision.detector.detections import box_iou
 from vision.layout import load_layout
 

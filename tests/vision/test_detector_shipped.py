@@ -117,7 +117,7 @@ def test_detect_command_writes_predictions(frames, tmp_path):
     images.mkdir()
     for i, (image, _, _) in enumerate(frames[:2]):
         cv2.imwrite(str(images / f"frame{i}.png"), image)
-    out = subprocess.run([sys.executable, "-m", "vision.cli.main", "detect", str(images), "--save",
+    out = subprocess.run([sys.executable, "-m", "vision.commands.main", "detect", str(images), "--save",
                           str(tmp_path / "drawn"), "--save-txt", str(tmp_path / "txt")],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
@@ -138,7 +138,7 @@ def test_detect_command_writes_predictions(frames, tmp_path):
 def test_detect_command_rejects_what_is_not_an_image(tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("hello")
-    out = subprocess.run([sys.executable, "-m", "vision.cli.main", "detect", str(bad)],
+    out = subprocess.run([sys.executable, "-m", "vision.commands.main", "detect", str(bad)],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2
     assert str(bad) in out.stderr and "not an image" in out.stderr
@@ -241,7 +241,7 @@ def test_detect_leaves_out_the_mats_markers(tmp_path):
     """The shipped sample game's video, mat in view: the shipped model names the four ArUco
     markers as cards (jokers, at low confidence); ``cardref detect`` lists none of them."""
     video = ROOT / "datasets" / "samples" / "royal_family_demo" / "video.mp4"
-    out = subprocess.run([sys.executable, "-m", "vision.cli.main", "detect", str(video),
+    out = subprocess.run([sys.executable, "-m", "vision.commands.main", "detect", str(video),
                           "--vid-stride", "900", "--save-txt", str(tmp_path)],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def cardref(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vision.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "vision.commands.main", *args], capture_output=True,
+                          text=True,
                           cwd=ROOT)
 
 

@@ -27,7 +27,8 @@ REAL = ROOT / "datasets" / "samples" / "real_dev_edje"  # the shipped sample of 
 
 
 def cardref(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "vision.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "vision.commands.main", *args], capture_output=True,
+                          text=True,
                           cwd=ROOT)
 
 

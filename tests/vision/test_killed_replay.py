@@ -14,7 +14,7 @@ from run_cardref import ROOT
 
 def test_a_killed_replay_leaves_no_broken_video_and_a_whole_one_plays(game_video, true_detections, tmp_path):
     out = tmp_path / "replay"
-    cmd = [sys.executable, "-m", "vision.cli.main", "replay", str(game_video / "video.mp4"),
+    cmd = [sys.executable, "-m", "vision.commands.main", "replay", str(game_video / "video.mp4"),
            "--game", "royal_family", "--out", str(out), "--detections", str(true_detections), "--quiet"]
     replay = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

@@ -16,7 +16,7 @@ def run_elsewhere(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     """The command run from a folder that is not the repository (this checkout's code)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "vision.cli.main", *args],
+        [sys.executable, "-m", "vision.commands.main", *args],
         cwd=tmp_path,
         env=env,
         capture_output=True,

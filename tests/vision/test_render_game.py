@@ -15,7 +15,7 @@ import pytest
 
 from referee.core import Referee
 from referee.games import load_game, simulator
-from vision.cli.main import main
+from vision.commands.main import main
 from vision.layout import load_layout
 from vision.synth.art import cache_dir
 from vision.synth.game_record import record_game

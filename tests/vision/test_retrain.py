@@ -11,7 +11,7 @@ import pytest
 import yaml
 from collect_video import render_states, write_detections, write_video
 
-from vision.cli.main import main
+from vision.commands.main import main
 from vision.detector import shipped_model
 from vision.detector.retrain import KEPT_FILES, MODEL_FILES, Score, decide, install
 

@@ -14,10 +14,10 @@ import pytest
 from collect_video import render_states
 
 from referee.cards import CLASSES
-from vision.cli.main import main
 from vision.collect.review import ReviewServer
 from vision.collect.store import Session, read_manifest
 from vision.collect.yolo_labels import from_detections, read_labels
+from vision.commands.main import main
 from vision.detector.detections import Detections
 
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from referee.cards import CLASSES
-from vision.cli.main import main
+from vision.commands.main import main
 from vision.layout import load_layout
 from vision.synth.art import cache_dir
 from vision.synth.assets import Art, load_recipe

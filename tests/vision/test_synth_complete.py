@@ -15,7 +15,7 @@ from vision.synth.dataset import is_complete
 
 def test_a_render_killed_halfway_leaves_no_data_yaml_and_is_rendered_again(tmp_path):
     out = tmp_path / "set"
-    cmd = [sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out), "--images", "40",
+    cmd = [sys.executable, "-m", "vision.commands.main", "synth", "--out", str(out), "--images", "40",
            "--imgsz", "320", "--workers", "1", "--quiet"]
     render = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

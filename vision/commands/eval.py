@@ -49,7 +49,7 @@ def holdout_dataset() -> Path:
 
     out = project_root() / HOLDOUT["out"]
     if not is_complete(out):
-        subprocess.run([sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out),
+        subprocess.run([sys.executable, "-m", "vision.commands.main", "synth", "--out", str(out),
                         "--images", str(HOLDOUT["images"]), "--seed", str(HOLDOUT["seed"]),
                         "--recipe", str(project_root() / HOLDOUT["recipe"])], check=True)
     return out

@@ -67,9 +67,9 @@ def typed_lines() -> queue.Queue:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from referee.commands.common import game_from_args, open_referee
     from referee.observations import Observation, parse_short
     from vision.calibration import Calibration
+    from vision.commands.common import game_from_args, open_referee
     from vision.commands.replay import model_detector, recorded_detector
     from vision.layout import load_layout
     from vision.name_check import NameCheck

@@ -13,20 +13,20 @@ from referee.errors import CardrefError
 
 # name -> (module, one-line help). Each module has ``build_parser(prog)`` and ``run(args)``.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "referee": ("referee.commands.referee_cmd", "referee a game from a JSONL file of observations"),
-    "play": ("referee.commands.play", "interactive terminal referee: type observations"),
-    "simulate": ("referee.commands.simulate", "random legal playouts and a summary"),
+    "referee": ("vision.commands.referee", "referee a game from a JSONL file of observations"),
+    "play": ("vision.commands.play", "interactive terminal referee: type observations"),
+    "simulate": ("vision.commands.simulate", "random legal playouts and a summary"),
     "eval": ("vision.commands.eval", "score a detector: synthetic held-out set and real photos"),
     "train": ("vision.commands.train", "train or fine-tune the card detector, export ONNX"),
     "detect": ("vision.commands.detect", "find and name cards in images, a folder or a video"),
-    "synth": ("vision.cli.synth_cmd", "render a labelled synthetic card-table dataset (YOLO)"),
+    "synth": ("vision.commands.synth", "render a labelled synthetic card-table dataset (YOLO)"),
     "live": ("vision.commands.live", "referee a game at the table through a webcam"),
     "replay": ("vision.commands.replay", "referee a recorded game video: events, subtitles, report"),
     "calibrate": ("vision.commands.calibrate", "calibrate the camera: mat markers or table corners"),
     "collect": ("vision.commands.collect", "collect pre-labelled camera frames to retrain the detector"),
     "review": ("vision.commands.review", "check and fix collected labels in the browser (loopback)"),
     "mat": ("vision.commands.mat", "print the play mat of a game: zones and calibration markers"),
-    "render-game": ("vision.cli.render_game_cmd", "render a seeded random game as a labelled overhead video"),
+    "render-game": ("vision.commands.render_game", "render a seeded random game as a labelled video"),
 }
 
 

@@ -14,11 +14,11 @@ import difflib
 import sys
 
 from referee.cards import Card, CardError, full_deck
-from referee.commands.common import add_game_args, emit, game_from_args, open_referee
 from referee.core import Game, Referee
 from referee.errors import ObservationError
 from referee.observations import Observation, parse_short
 from referee.typed_moves import TypedMove, typed_moves
+from vision.commands.common import add_game_args, emit, game_from_args, open_referee
 
 COMMANDS = ("legal", "status", "zones", "help", "quit")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from referee.commands.common import add_game_args, emit, game_from_args, open_referee
 from referee.core import Referee
 from referee.errors import ObservationError
 from referee.observations import read_jsonl
+from vision.commands.common import add_game_args, emit, game_from_args, open_referee
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:

@@ -175,8 +175,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def replay_one(args: argparse.Namespace) -> int:
-    from referee.commands.common import game_from_args, open_referee
     from vision.calibration import Calibration
+    from vision.commands.common import game_from_args, open_referee
     from vision.layout import load_layout
     from vision.pipeline import CameraReferee
     from vision.progress import progress, say

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from referee.commands.common import add_game_args, game_from_args
 from referee.executors import add_worker_args, workers_from_args
 from referee.simulate import simulate
+from vision.commands.common import add_game_args, game_from_args
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:

@@ -58,7 +58,7 @@ def synth_dataset(spec: dict) -> Path:
 
     out = project_root() / spec["out"]
     if not is_complete(out):
-        cmd = [sys.executable, "-m", "vision.cli.main", "synth", "--out", str(out),
+        cmd = [sys.executable, "-m", "vision.commands.main", "synth", "--out", str(out),
                "--images", str(spec["images"]), "--seed", str(spec["seed"])]
         if spec.get("recipe"):
             cmd += ["--recipe", str(project_root() / spec["recipe"])]

@@ -10,11 +10,11 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 
-from referee.commands.common import emit
 from referee.core import Referee
 from referee.errors import CardrefError
 from referee.games import load_game, simulator
 from referee.observations import Observation
+from vision.commands.common import emit
 
 MAX_OBSERVATIONS = 20_000
 
