@@ -25,7 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 from referee.core import Referee  # noqa: E402
 from referee.games import load_game  # noqa: E402
-from vision.commands.replay import model_detector, read_answers  # noqa: E402
+from vision.commands.replay import read_answers  # noqa: E402
+from vision.detector.detections_io import model_detector  # noqa: E402
 from vision.layout import load_layout  # noqa: E402
 from vision.pipeline import CameraReferee, Settings  # noqa: E402
 from vision.replay_eval import latencies, settled_times  # noqa: E402
@@ -66,7 +67,7 @@ def main() -> int:
     p.add_argument("--work", type=Path, default=ROOT / ".cache" / "bench_replay")
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "live_latency.json")
     args = p.parse_args()
-    detect = model_detector(None)
+    detect = model_detector(None, Settings.conf)
     rows = []
     for seed in args.seeds:
         game = args.work / f"game_{seed}"

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 
 from referee.announcements import Announcement
-from referee.cards import CLASS_ID, CLASSES, Card
+from referee.cards import Card
 from referee.core import Referee
 from referee.errors import CardrefError
 from referee.observations import Observation
 from vision.calibration import Calibration, drift_px, from_markers
 from vision.detector.detections import Detections
+from vision.detector.detections_io import to_record
 from vision.events import EventInference, Result
 from vision.layout import Layout
 from vision.motion import SettleDetector, thumbnail_mask
@@ -74,48 +75,6 @@ def start_cards(layout: Layout, zones: dict[str, list]) -> dict[str, str]:
             continue
         out[zone] = "BACK" if z.face == "down" else str(cards[-1])
     return out
-
-
-def detections_record(index: int, t: float, det: Detections) -> dict[str, Any]:
-    """One analysed frame for ``detections.jsonl``: boxes, confidences, names and, from a
-    two-stage detector, each box's presence and likeliest names, so that a ``--detections``
-    re-run votes and chooses among names as the live run did."""
-    record: dict[str, Any] = {
-        "frame": index,
-        "time": round(t, 3),
-        "xyxy": np.round(det.xyxy, 1).tolist(),
-        "confidence": np.round(det.confidence, 3).tolist(),
-        "class": det.names,
-    }
-    if det.presence is not None:
-        record["presence"] = np.round(det.presence, 3).tolist()
-    if det.class_probs is not None:
-        top = np.argsort(-det.class_probs, axis=1)[:, :TOP_NAMES]
-        record["top"] = [
-            [[CLASSES[int(i)], round(float(p[i]), 3)] for i in row]
-            for row, p in zip(top, det.class_probs, strict=True)
-        ]
-    return record
-
-
-def detections_from_record(record: dict[str, Any]) -> Detections:
-    """The inverse of :func:`detections_record` (probabilities beyond the top names are 0)."""
-    n = len(record["class"])
-    probs = presence = None
-    if "top" in record:
-        probs = np.zeros((n, len(CLASSES)), np.float32)
-        for row, names in zip(probs, record["top"], strict=True):
-            for name, p in names:
-                row[CLASS_ID[name]] = p
-    if "presence" in record:
-        presence = np.array(record["presence"], np.float32)
-    return Detections(
-        np.array(record["xyxy"], np.float32).reshape(-1, 4),
-        np.array(record["confidence"], np.float32),
-        np.array([CLASS_ID[c] for c in record["class"]], np.int64),
-        probs,
-        presence,
-    )
 
 
 class CameraReferee:
@@ -208,7 +167,7 @@ class CameraReferee:
         """The cards surely there in this frame, logged for ``--detections`` re-runs."""
         det = self.detect(image, index)
         det = det[det.found >= self.settings.conf]
-        self.detections_log.append(detections_record(index, t, det))
+        self.detections_log.append(to_record(index, t, det, TOP_NAMES))
         return det
 
     def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:

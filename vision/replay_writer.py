@@ -14,9 +14,10 @@ import numpy as np
 from referee import files
 from vision.background import BackgroundWorker
 from vision.calibration import Calibration
+from vision.detector.detections_io import from_record
 from vision.layout import Layout
 from vision.overlay import draw_detections, draw_panel, draw_zones
-from vision.pipeline import UNSURE_NAME, CameraReferee, Event, detections_from_record
+from vision.pipeline import UNSURE_NAME, CameraReferee, Event
 from vision.report import FLAGGED, FLAGGED_ANNOUNCEMENTS, thumbnail, write_report, write_srt
 from vision.sources import Frame, VideoSource
 
@@ -143,7 +144,7 @@ class ReplayWriter:
         if o.calibration is not None:
             draw_zones(image, o.calibration, self.layout)
             if o.detections is not None:
-                draw_detections(image, detections_from_record(o.detections))
+                draw_detections(image, from_record(o.detections))
         draw_panel(image, o.status, o.recent)
         assert self.video is not None
         self.video.write(image)

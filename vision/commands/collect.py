@@ -64,8 +64,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 def make_detector(args: argparse.Namespace):
     """image, frame index -> Detections: recorded ones, or the model's down to ``--conf``."""
     from vision.calibration import without_markers
-    from vision.commands.replay import recorded_detector
     from vision.detector import load_detector
+    from vision.detector.detections_io import recorded_detector
     from vision.layout import load_layout
 
     if args.detections:

@@ -70,11 +70,11 @@ def run(args: argparse.Namespace) -> int:
     from referee.observations import Observation, parse_short
     from vision.calibration import Calibration
     from vision.commands.common import game_from_args, open_referee
-    from vision.commands.replay import model_detector, recorded_detector
+    from vision.detector.detections_io import model_detector, recorded_detector
     from vision.layout import load_layout
     from vision.name_check import NameCheck
     from vision.overlay import draw_panel, draw_zones
-    from vision.pipeline import CameraReferee
+    from vision.pipeline import CameraReferee, Settings
     from vision.sources import Frame, open_source
 
     game = game_from_args(args)
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.detections:
         detect = recorded_detector(args.detections)
     else:
-        detect = model_detector(args.model, args.backend)
+        detect = model_detector(args.model, Settings.conf, args.backend)
     camera = CameraReferee(referee, layout, detect, calibration)
     speaker = None
     if args.speak:

@@ -28,11 +28,8 @@ its name (``--players '{dir}'``, ``--answers '{dir}/observations.jsonl'``).
 from __future__ import annotations
 
 import argparse
-import functools
 import time
 from pathlib import Path
-
-import numpy as np
 
 from referee import files
 from referee.errors import CardrefError
@@ -72,45 +69,6 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    "local workers, the cores shared out among them)")
     add_worker_args(p, "replay several videos side by side")
     return p
-
-
-def recorded_detector(path: Path):
-    """Detections read back from a detections.jsonl, by frame index."""
-    from vision.detector.detections import Detections
-    from vision.pipeline import detections_from_record
-
-    by_frame: dict[int, Detections] = {}
-    for n, r in files.read_jsonl(path, "detections", missing_ok=False):
-        try:
-            by_frame[int(r["frame"])] = detections_from_record(r)
-        except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise CardrefError(f"{path}:{n}: expected frame, xyxy, confidence and class ({e})") from None
-
-    def detect(image: np.ndarray, index: int) -> Detections:
-        if index not in by_frame:
-            raise CardrefError(f"{path}: no detections for frame {index} (recorded from another video?)")
-        return by_frame[index]
-
-    return detect
-
-
-def model_detector(model: str | None, backend: str | None = None, threads: int | None = None):
-    from vision.detector import shipped_model
-
-    path = Path(model or shipped_model())
-    stamp = path.stat().st_mtime_ns if path.exists() else None  # a model retrained since is loaded anew
-    detector = _loaded_detector(model, backend, threads, stamp)
-    return lambda image, index: detector.detect(image)
-
-
-@functools.lru_cache(maxsize=2)
-def _loaded_detector(model: str | None, backend: str | None, threads: int | None, stamp: int | None):
-    """Loaded once a process (about a second here): a batch's worker replays many videos with
-    it. The detector keeps no state from one image to the next."""
-    from vision.detector import load_detector
-    from vision.pipeline import Settings
-
-    return load_detector(model, backend, conf=Settings.conf, threads=threads)
 
 
 def read_answers(path: Path | None) -> list:
@@ -177,8 +135,9 @@ def run(args: argparse.Namespace) -> int:
 def replay_one(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration
     from vision.commands.common import game_from_args, open_referee
+    from vision.detector.detections_io import model_detector, recorded_detector
     from vision.layout import load_layout
-    from vision.pipeline import CameraReferee
+    from vision.pipeline import CameraReferee, Settings
     from vision.progress import progress, say
     from vision.replay_writer import ReplayWriter
     from vision.sources import VideoSource
@@ -206,7 +165,7 @@ def replay_one(args: argparse.Namespace) -> int:
     if args.detections:
         detect = recorded_detector(args.detections)
     else:
-        detect = model_detector(args.model, args.backend, args.threads)
+        detect = model_detector(args.model, Settings.conf, args.backend, args.threads)
     calibration = Calibration.load(args.calibration) if args.calibration else None
     files.ensure_dir(args.out, "replay")
     log = args.out / "observations.jsonl"
