@@ -101,6 +101,23 @@ def test_synth_sharded_on_the_cluster_gives_the_bytes_of_one_process(cluster, tm
         assert a == b, name
 
 
+def test_games_rendered_on_the_cluster_are_the_bytes_of_each_game_rendered_alone(cluster, tmp_path):
+    common = ["--size", "320x180", "--max-moves", "2", "--recipe", RECIPE, "--quiet"]
+    r = cardref("render-game", "royal_family", "--seed", "8", "--games", "2", "--out", str(tmp_path / "many"),
+                "--cluster", cluster, *common)
+    assert r.returncode == 0, r.stderr
+    assert sorted(json.loads(line)["seed"] for line in r.stdout.splitlines()) == [8, 9]
+    r = cardref("render-game", "royal_family", "--seed", "9", "--out", str(tmp_path / "alone"), *common)
+    assert r.returncode == 0, r.stderr
+    alone = sorted(p.name for p in (tmp_path / "alone").iterdir())
+    assert "video.mp4" in alone and "labels.jsonl" in alone
+    assert alone == sorted(p.name for p in (tmp_path / "many" / "seed9").iterdir())
+    for name in alone:
+        if name != "render.json":  # its timings and its folder differ
+            a, b = tmp_path / "alone" / name, tmp_path / "many" / "seed9" / name
+            assert a.read_bytes() == b.read_bytes(), name
+
+
 def test_a_sweep_of_two_variants_on_the_cluster_has_no_rejects_and_the_counts_of_one_process(cluster):
     args = ["simulate", "royal_family", "--games", "12", "--seed", "5", "--json",
             "--sweep", "castle_model=damage_20,hit_points_10"]

@@ -1,12 +1,18 @@
-"""``cardref render-game GAME --seed S --out DIR``: a seeded random game as a labelled video."""
+"""``cardref render-game GAME --seed S --out DIR``: a seeded random game as a labelled video.
+
+With ``--games N`` it renders the games of seeds S .. S+N-1, each into ``DIR/seedK/``, as tasks
+on local processes or a Dask cluster (``--workers``, ``--cluster``): each game is made from
+its seed alone, so its folder holds the same bytes whatever runs it."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from referee.errors import CardrefError
+from referee.executors import add_worker_args, completed, executor, workers_from_args
 from referee.paths import configs_dir, datasets_dir
 
 
@@ -21,6 +27,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         "--seed", type=int, default=0, help="random seed of the game and the rendering (default 0)"
     )
     p.add_argument("--out", required=True, help="output folder (video.mp4, observations.jsonl, ...)")
+    p.add_argument(
+        "--games", type=int, default=1,
+        help="render the games of seeds SEED .. SEED+N-1, each into OUT/seedK/ (default 1: into OUT)",
+    )
+    add_worker_args(p, "render the games (the same bytes whatever the count)")
     p.add_argument("--size", default="1280x720", help="frame size WIDTHxHEIGHT (default 1280x720)")
     p.add_argument("--fps", type=float, default=30.0, help="frames per second (default 30)")
     p.add_argument("--max-moves", type=int, default=None, help="render only the first N observations")
@@ -60,8 +71,30 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CardrefError(f"--out: {out} is a file, expected a folder")
-    spec = VideoSpec(
-        args.game, args.seed, size, args.fps, args.settle, args.max_moves, args.recipe, mat=not args.no_mat
-    )
-    print(json.dumps(render_game(spec, out, progress=not args.quiet)))
-    return 0
+    if args.games < 1:
+        raise CardrefError(f"--games: expected a positive number, got {args.games}")
+    specs = {
+        seed: VideoSpec(args.game, seed, size, args.fps, args.settle, args.max_moves, args.recipe,
+                        mat=not args.no_mat)
+        for seed in range(args.seed, args.seed + args.games)
+    }
+    if args.games == 1:
+        print(json.dumps(render_game(specs[args.seed], out, progress=not args.quiet)))
+        return 0
+    from vision.progress import progress
+
+    workers = workers_from_args(args)
+    tasks = [(seed, render_game, (spec, str((out / f"seed{seed}").resolve()), False))
+             for seed, spec in specs.items()]
+    failed = 0
+    bar = progress(len(tasks), "render-game", "game", enabled=not args.quiet)
+    with executor(workers) as pool, bar:
+        for seed, future in completed(pool, tasks):
+            try:
+                print(json.dumps(future.result()), flush=True)
+            except CardrefError as e:
+                failed += 1
+                message = " ".join(str(e).split())
+                print(f"cardref render-game: seed {seed}: error: {message}", file=sys.stderr)
+            bar.update()
+    return 1 if failed else 0
