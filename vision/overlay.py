@@ -5,6 +5,8 @@ Computing and drawing stay apart: the pipeline decides, these functions only pai
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -110,7 +112,17 @@ def with_side_panel(
     pw = width or panel_width(w)
     canvas = np.empty((h, w + pw, 3), np.uint8)
     canvas[:, :w] = image
-    canvas[:, w:] = PANEL
+    canvas[:, w:] = _panel(h, pw, status, tuple(lines))
+    return canvas
+
+
+@functools.lru_cache(maxsize=4)
+def _panel(h: int, pw: int, status: str, lines: tuple[tuple[str, str], ...]) -> np.ndarray:
+    """The panel alone, drawn once for as long as its text stays the same (laying out the
+    text costs more than the rest of a frame)."""
+    canvas = np.empty((h, pw, 3), np.uint8)
+    canvas[:] = PANEL
+    w = 0
     scale = max(0.45, h / 720 * 0.6)
     step = round(32 * scale)
     margin = round(12 * scale)
@@ -135,6 +147,7 @@ def with_side_panel(
         big = i == 0
         if not put(f"[{kind}] {text}", colour, scale * (1.25 if big else 0.85), 2 if big else 1):
             break
+    canvas.flags.writeable = False  # shared by the frames that show it
     return canvas
 
 

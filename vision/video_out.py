@@ -7,6 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from referee.errors import CardrefError
@@ -37,7 +38,9 @@ class H264Writer:
             canvas = np.zeros((self.size[1], self.size[0], 3), np.uint8)
             canvas[:h, :w] = bgr[: self.size[1], : self.size[0]]
             bgr = canvas
-        frame = av.VideoFrame.from_ndarray(np.ascontiguousarray(bgr), format="bgr24")
+        # OpenCV's conversion to 4:2:0 is the faster one, and lets the detector's thread run
+        yuv = cv2.cvtColor(np.ascontiguousarray(bgr), cv2.COLOR_BGR2YUV_I420)
+        frame = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
         for packet in self.stream.encode(frame):
             self.container.mux(packet)
 
