@@ -65,14 +65,16 @@ class Summary:
 
     def tracked(self) -> dict[str, float]:
         """The figures worth following over a game, by name: each side's damage where the
-        game has damage, else each side's score, else the game's own numbers."""
+        game has damage, else each side's score (or another figure every side has: a ladder),
+        else the game's own numbers."""
         damage = {f"{s.name} damage": s.damage for s in self.sides if s.damage is not None}
         if damage:
             return damage
-        score = {f"{s.name} score": s.numbers["score"] for s in self.sides
-                 if isinstance(s.numbers.get("score"), int | float)}
-        if score:
-            return score
+        common = [k for k, v in self.sides[0].numbers.items() if _number(v)] if self.sides else []
+        common = [k for k in common if all(_number(s.numbers.get(k)) for s in self.sides)]
+        key = "score" if "score" in common else next(iter(common), None)  # a ladder, hit points
+        if key is not None:
+            return {f"{s.name} {key}": s.numbers[key] for s in self.sides}
         return {k: v for k, v in self.numbers.items() if _number(v)}
 
 
@@ -148,7 +150,9 @@ def summarise(referee: Referee, hidden: frozenset[str] = frozenset()) -> Summary
     plain = to_jsonable(state)
     plain = plain if isinstance(plain, dict) else {}
     stats = game.stats(state)
-    sides = side_names(list(zones))
+    players = list(getattr(game, "players", ()))
+    named = side_names(list(zones))  # players' sides in the game's order, the others as laid out
+    sides = sorted(named, key=lambda s: (players.index(s) if s in players else len(players), named.index(s)))
     by_side = {s: Side(s) for s in sides}
     table: list[ZoneView] = []
     for zone, cards in zones.items():
