@@ -14,13 +14,26 @@ import numpy as np
 from referee.summary import summarise
 from referee.typed_moves import typed_moves
 from vision.layout import Layout
-from vision.overlay import draw_detections, draw_zones
-from vision.pipeline import CameraReferee, Event, detections_from_record
+from vision.overlay import BACK, CARD, draw_zones
+from vision.pipeline import CameraReferee, Event
 from vision.screen.server import Hub, ScreenServer
 
 RECENT = 6  # announcements shown
 IMAGE_EVERY_S = 0.25
 IMAGE_WIDTH = 960
+
+
+def draw_names(image: np.ndarray, record: dict) -> None:
+    """The last read's cards, boxed and named in type a room away can read (white on the
+    box's colour)."""
+    scale = max(0.7, image.shape[0] / 720 * 0.9)
+    for (x0, y0, x1, y1), name in zip(record["xyxy"], record["class"], strict=True):
+        colour = BACK if name == "BACK" else CARD
+        cv2.rectangle(image, (int(x0), int(y0)), (int(x1), int(y1)), colour, 3)
+        (tw, th), _ = cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+        y = max(th + 4, int(y0) - 4)
+        cv2.rectangle(image, (int(x0) - 2, y - th - 4), (int(x0) + tw + 2, y + 4), colour, -1)
+        cv2.putText(image, name, (int(x0), y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 2, cv2.LINE_AA)
 
 
 def hidden_zones(layout: Layout) -> frozenset[str]:
@@ -110,7 +123,7 @@ class ScreenFeed:
         if camera.calibration is not None:
             draw_zones(image, camera.calibration, self.layout)
         if camera.detections_log:
-            draw_detections(image, detections_from_record(camera.detections_log[-1]))
+            draw_names(image, camera.detections_log[-1])
         h, w = image.shape[:2]
         if w > IMAGE_WIDTH:
             image = cv2.resize(image, (IMAGE_WIDTH, round(h * IMAGE_WIDTH / w)), interpolation=cv2.INTER_AREA)
