@@ -8,17 +8,19 @@ import json
 import signal
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
+import pytest
 from run_cardref import ROOT, cardref
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
-from starlette.testclient import TestClient
 from test_live import observations_in, unsure_detections
 
 from referee.cards import RANKS
+from referee.errors import CardrefError
 from vision.replay_eval import final_moves, key
-from vision.screen.server import Hub, build_app, parse_address
+from vision.screen.server import Hub, ScreenServer, parse_address
 
 WAIT_S = 120  # a ceiling for a loaded machine, not a speed requirement
 
@@ -106,11 +108,25 @@ def test_a_bad_address_or_answer_is_refused_in_one_line(tmp_path):
     assert parse_address("8000") == ("127.0.0.1", 8000)
     assert parse_address("0.0.0.0:8080") == ("0.0.0.0", 8080)
     hub = Hub()
-    client = TestClient(build_app(hub))
-    refused = client.post("/answer", json={"key": 12})
-    assert refused.status_code == 400
-    assert refused.json() == {"error": "key: expected a choice from 1 to 9, got 12"}
-    assert client.post("/answer", content=b"2").status_code == 400
-    assert client.get("/frame.jpg").status_code == 404  # no camera image yet
-    assert client.post("/answer", json={"key": 2}).status_code == 202
-    assert hub.take_keys() == [2] and hub.take_keys() == []
+    server = ScreenServer("127.0.0.1:0", hub)
+    try:
+        assert post(server.url + "answer", b'{"key": 12}') == (
+            400, {"error": "key: expected a choice from 1 to 9, got 12"})
+        assert post(server.url + "answer", b"2")[0] == 400
+        with pytest.raises(urllib.error.HTTPError, match="404"):  # no camera image yet
+            urllib.request.urlopen(server.url + "frame.jpg")
+        assert post(server.url + "answer", b'{"key": 2}') == (202, {"queued": 2})
+        assert hub.take_keys() == [2] and hub.take_keys() == []
+        with pytest.raises(CardrefError, match="cannot listen there"):
+            ScreenServer(f"127.0.0.1:{server.port}", Hub())  # the port is taken
+    finally:
+        server.close()
+
+
+def post(url: str, body: bytes) -> tuple[int, dict]:
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)

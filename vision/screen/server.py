@@ -136,6 +136,7 @@ class ScreenServer:
         except (OSError, OverflowError) as e:
             self.socket.close()
             raise CardrefError(f"--serve {address}: cannot listen there ({e.strerror or e})") from None
+        self.socket.listen(128)  # a page opened before the server thread is up waits, not fails
         self.host, self.port = host, self.socket.getsockname()[1]
         config = uvicorn.Config(build_app(hub), log_level="warning", access_log=False, lifespan="off")
         self.server = uvicorn.Server(config)
