@@ -243,7 +243,7 @@ def run(args: argparse.Namespace) -> int:
                     answer_check(KEYS.index(chr(key)) + 1, item)
                 elif key == ord("e"):
                     tell(camera.answer(Observation.of("end_turn"), item.index, item.time))
-        if screen is not None and item is not None and not stopped:
+        if screen is not None and isinstance(item, Frame) and not stopped:
             print(f"the video has ended; the screen stays at {screen.url} (Ctrl-C to stop)", flush=True)
             try:
                 while True:  # its buttons still answer
