@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 PIP     = $(BIN)/python -m pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo demo-sim test install install-train install-test lint clean art
+.PHONY: demo demo-sim test install install-train install-test lint clean art browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,10 +41,18 @@ demo-sim: install
 art: install
 	$(BIN)/python -m vision.synth.art
 
+# Headless Chromium and its driver for the tests that check the pages (game-night screen,
+# replay report) as a browser shows them; Debian packages, installed once.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  sudo=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$sudo apt-get update -qq && \
+	  $$sudo apt-get install -y -qq --no-install-recommends chromium chromium-driver; }
+
 lint: install-test
 	$(BIN)/ruff check .
 
-test: install-test art
+test: install-test art browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

@@ -29,3 +29,12 @@ def shuffle_video(tmp_path_factory) -> Path:
     """``cardref render-game royal_shuffle``: the first 30 observations of seed 2 (a deal, who
     starts, then turns of flips, draws and plays)."""
     return render_game(tmp_path_factory.mktemp("shuffle"), 2, 30, game="royal_shuffle")
+
+
+@pytest.fixture
+def browser():
+    """Headless Chromium through Selenium (``browser.headless_chromium``)."""
+    from browser import headless_chromium
+
+    with headless_chromium() as chrome:
+        yield chrome

@@ -26,7 +26,7 @@ def test_replay_of_true_detections_recovers_every_observation(game_video, true_d
     assert summary["observations"] == 14 and summary["desyncs"] == 0
     assert summary["calibration"]["method"] == "markers"
     assert "-->" in (out / "announcements.srt").read_text()
-    assert "<table>" in (out / "report.html").read_text()
+    assert "<div class='result' id='result'>Game unfinished</div>" in (out / "report.html").read_text()
     cap = cv2.VideoCapture(str(out / "annotated.mp4"))
     assert int(cap.get(cv2.CAP_PROP_FRAME_COUNT)) == summary["frames"] > 0
     # The replay's observation log re-referees to the same announcements.

@@ -8,6 +8,9 @@ any misread card is put right by typing ``rename card=JS as=JC``. The game is wr
 it goes; after a crash or a lost camera run the same command with ``--resume``. ``--speak``
 says the announcements aloud (espeak-ng), ``--quiet-routine`` only the ones that matter.
 ``--camera game.mp4 --realtime`` rehearses with a recorded game delivered as a webcam would.
+``--serve [HOST:]PORT`` serves the game-night screen, a page a TV or a phone opens to follow
+the game and answer its questions (``0.0.0.0:8000`` for the whole network); when a video file
+ends it stays up with the final state until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import argparse
 import queue
 import sys
 import threading
+import time
 from pathlib import Path
 
 from referee.errors import CardrefError, ObservationError
@@ -49,6 +53,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--headless", action="store_true", help="no window")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
     p.add_argument("--quiet-routine", action="store_true", help="speak only turns, damage, rejects, results")
+    p.add_argument("--serve", metavar="[HOST:]PORT",
+                   help="serve the game-night screen on this port (host 127.0.0.1 unless given)")
     return p
 
 
@@ -78,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import Frame, open_source
 
     game = game_from_args(args)
+    if args.serve:
+        from vision.screen.server import parse_address
+
+        parse_address(args.serve)  # a mistyped address is told before the camera is opened
     if args.save_calibration is not None and args.save_calibration.is_dir():
         raise CardrefError(f"--save-calibration {args.save_calibration}: is a folder, expected a file name")
     # The source before the model: a wrong source is the likelier mistake.
@@ -98,6 +108,12 @@ def run(args: argparse.Namespace) -> int:
         from vision.speech import Speaker
 
         speaker = Speaker(quiet_routine=args.quiet_routine)
+    screen = None
+    if args.serve:
+        from vision.screen.feed import ScreenFeed
+
+        screen = ScreenFeed(args.serve, layout)
+        print(f"game-night screen: {screen.url}", flush=True)
     typed = typed_lines()
     recent: list[tuple[str, str]] = []
     checks: list[NameCheck] = []  # cards named unsurely, oldest first, until a key answers each
@@ -105,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
 
     def tell(events) -> None:
         nonlocal status
+        if screen is not None:
+            screen.tell(events)
         for e in events:
             if e.kind == "read":
                 continue
@@ -148,11 +166,20 @@ def run(args: argparse.Namespace) -> int:
         if checks:  # the next one still waits for its key
             print(f"{item.time:7.1f}s  [CHECK] {checks[0].prompt()}", flush=True)
 
+    def from_screen(item: Frame) -> None:
+        """The screen's buttons: a number key for the open question, dropped when none is."""
+        for key in screen.pressed():
+            if referee.pending is not None:
+                tell(camera.answer(Observation.answer(key), item.index, item.time))
+            elif checks or camera.inference.question:
+                keyed.append(key)
+
     if not replayed:
         tell(camera.start())
     paused = False
     waiting: list[Observation] = []
     keyed: list[int] = []  # numbers typed for [CHECK]s not shown yet
+    item, stopped = None, False
     try:
         for item in source:
             if not isinstance(item, Frame):
@@ -182,6 +209,8 @@ def run(args: argparse.Namespace) -> int:
                     waiting.append(obs)
                 except CardrefError as e:
                     print(f"cardref live: error: {e}", flush=True)
+            if screen is not None:
+                from_screen(item)
             while keyed and (checks or camera.inference.question) and referee.pending is None:
                 answer_check(keyed.pop(0), item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
@@ -190,6 +219,8 @@ def run(args: argparse.Namespace) -> int:
                     tell(camera.answer(waiting.pop(0), item.index, item.time))
                 except ObservationError as e:
                     print(f"cardref live: error: {e}", flush=True)
+            if screen is not None:
+                screen.show(camera, checks, status, item.time, item.index, item.image)
             if not args.headless:
                 image = item.image.copy()
                 if camera.calibration is not None:
@@ -204,6 +235,7 @@ def run(args: argparse.Namespace) -> int:
                     ) from None
                 key = cv2.waitKey(1) & 0xFF
                 if key == ord("q"):
+                    stopped = True
                     break
                 if chr(key) in KEYS and referee.pending is not None:
                     tell(camera.answer(Observation.answer(KEYS.index(chr(key)) + 1), item.index, item.time))
@@ -211,8 +243,21 @@ def run(args: argparse.Namespace) -> int:
                     answer_check(KEYS.index(chr(key)) + 1, item)
                 elif key == ord("e"):
                     tell(camera.answer(Observation.of("end_turn"), item.index, item.time))
+        if screen is not None and isinstance(item, Frame) and not stopped:
+            print(f"the video has ended; the screen stays at {screen.url} (Ctrl-C to stop)", flush=True)
+            try:
+                while True:  # its buttons still answer
+                    from_screen(item)
+                    while keyed and (checks or camera.inference.question) and referee.pending is None:
+                        answer_check(keyed.pop(0), item)
+                    screen.show(camera, checks, status, item.time, item.index, None)
+                    time.sleep(0.1)
+            except KeyboardInterrupt:
+                pass
     finally:
         source.close()
+        if screen is not None:
+            screen.close()
         if speaker is not None:
             speaker.close()
         if not args.headless:
