@@ -11,7 +11,7 @@ from referee.announcements import Announcement, announce, ask, damage, legal, re
 from referee.cards import Card, full_deck
 from referee.core import Game, Move, Outcome, state_json
 from referee.errors import IllegalMove, InvariantError
-from referee.games.royal_family_moves import (
+from referee.games.royal_family.moves import (
     Assassinate,
     AttackCastle,
     AttackFortification,
@@ -32,7 +32,7 @@ from referee.games.royal_family_moves import (
     TakeAssassin,
     TakeFromDraw,
 )
-from referee.games.royal_family_state import (
+from referee.games.royal_family.state import (
     ALLIANCE,
     CASTLE_SUITS,
     FLOPS,
@@ -1083,4 +1083,4 @@ def _use_label(m: Move) -> str:
 
 
 GAME = RoyalFamily
-from referee.games.royal_family_sim import SIMULATOR  # noqa: E402,F401
+from referee.games.royal_family.sim import SIMULATOR  # noqa: E402,F401

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter
 
 from referee.errors import InvariantError
-from referee.games.royal_shuffle_rules import Variants
-from referee.games.royal_shuffle_scoring import evaluate, is_village_card
-from referee.games.royal_shuffle_state import (
+from referee.games.royal_shuffle.rules import Variants
+from referee.games.royal_shuffle.scoring import evaluate, is_village_card
+from referee.games.royal_shuffle.state import (
     DECK_SIZE,
     DRAW,
     HAND_SIZE,

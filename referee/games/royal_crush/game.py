@@ -16,13 +16,13 @@ from referee.cards import Card
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
 from referee.errors import IllegalMove
-from referee.games.royal_crush_aftermath import AftermathRules
-from referee.games.royal_crush_conquest import ConquestRules
-from referee.games.royal_crush_invariants import check_state
-from referee.games.royal_crush_observe import interpret_observation, validate_observation
-from referee.games.royal_crush_resolve import ScoringRules
-from referee.games.royal_crush_sim import CrushSimulator
-from referee.games.royal_crush_state import (
+from referee.games.royal_crush.aftermath import AftermathRules
+from referee.games.royal_crush.conquest import ConquestRules
+from referee.games.royal_crush.invariants import check_state
+from referee.games.royal_crush.observe import interpret_observation, validate_observation
+from referee.games.royal_crush.resolve import ScoringRules
+from referee.games.royal_crush.sim import CrushSimulator
+from referee.games.royal_crush.state import (
     ALLIANCES,
     CLEANUP,
     COMMIT,

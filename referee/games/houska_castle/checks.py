@@ -7,7 +7,7 @@ checks, so the moves offered and the moves accepted can never disagree.
 from __future__ import annotations
 
 from referee.cards import Card
-from referee.games.houska_castle_moves import (
+from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
     CollectReward,
@@ -29,7 +29,7 @@ from referee.games.houska_castle_moves import (
     TurnUp,
     UseHeroPoint,
 )
-from referee.games.houska_castle_state import (
+from referee.games.houska_castle.state import (
     FIELD,
     FIELDS,
     HERO,

@@ -15,16 +15,16 @@ from referee.announcements import Announcement, announce, legal
 from referee.cards import Card
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
-from referee.games.royal_shuffle_invariants import check_state
-from referee.games.royal_shuffle_moves import Flip, Play
-from referee.games.royal_shuffle_observe import (
+from referee.games.royal_shuffle.invariants import check_state
+from referee.games.royal_shuffle.moves import Flip, Play
+from referee.games.royal_shuffle.observe import (
     OBSERVATION_TYPES,
     interpret_observation,
     validate_observation,
 )
-from referee.games.royal_shuffle_rules import Rules, Variants
-from referee.games.royal_shuffle_sim import ShuffleSimulator
-from referee.games.royal_shuffle_state import COURT_ZONES, HAND, OVER, PLACES, PLAYERS, ZONES, ShuffleState
+from referee.games.royal_shuffle.rules import Rules, Variants
+from referee.games.royal_shuffle.sim import ShuffleSimulator
+from referee.games.royal_shuffle.state import COURT_ZONES, HAND, OVER, PLACES, PLAYERS, ZONES, ShuffleState
 from referee.observations import Observation
 
 

@@ -17,8 +17,8 @@ from typing import Any
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.dukes_up_melds import MeldCards, is_meld, partitions, pool_readings, show, sort_cards
-from referee.games.dukes_up_moves import (
+from referee.games.dukes_up.melds import MeldCards, is_meld, partitions, pool_readings, show, sort_cards
+from referee.games.dukes_up.moves import (
     ChooseFirst,
     CreateDuke,
     Discard,
@@ -38,7 +38,7 @@ from referee.games.dukes_up_moves import (
     TakeCastle,
     TakeDuke,
 )
-from referee.games.dukes_up_state import PLAYERS, DukesState, owner, zone_of
+from referee.games.dukes_up.state import PLAYERS, DukesState, owner, zone_of
 
 MAX_READINGS = 12  # more ways to read a table than this: ask the players to separate melds
 APPEAR_IN = ("table", "castle", "dukes", "discard_pile")  # where a card may come into view

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from referee.announcements import Announcement, announce, damage, state_change
 from referee.cards import Card, full_deck
-from referee.games.houska_castle_moves import (
+from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
     CollectReward,
@@ -29,7 +29,7 @@ from referee.games.houska_castle_moves import (
     TurnUp,
     UseHeroPoint,
 )
-from referee.games.houska_castle_state import (
+from referee.games.houska_castle.state import (
     HERO,
     HERO_CARD,
     MONSTER,

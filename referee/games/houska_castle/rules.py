@@ -17,9 +17,9 @@ from typing import Any
 from referee.announcements import Announcement, announce, ask, damage, result, state_change
 from referee.cards import SUIT_NAMES, SUITS, Card
 from referee.core import Move
-from referee.games.houska_castle_checks import Checks
-from referee.games.houska_castle_effects import Effects
-from referee.games.houska_castle_moves import (
+from referee.games.houska_castle.checks import Checks
+from referee.games.houska_castle.effects import Effects
+from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
     CollectReward,
@@ -41,7 +41,7 @@ from referee.games.houska_castle_moves import (
     TurnUp,
     UseHeroPoint,
 )
-from referee.games.houska_castle_state import (
+from referee.games.houska_castle.state import (
     FIELD,
     FIELDS,
     HERO,

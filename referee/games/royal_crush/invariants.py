@@ -8,8 +8,8 @@ alliance rules; the side totals add up from the card powers.
 from __future__ import annotations
 
 from referee.errors import InvariantError
-from referee.games.royal_crush_resolve import recount
-from referee.games.royal_crush_state import CLEANUP, DECK_SIZE, LADDER_TOP, OVER, CrushState
+from referee.games.royal_crush.resolve import recount
+from referee.games.royal_crush.state import CLEANUP, DECK_SIZE, LADDER_TOP, OVER, CrushState
 
 
 def check_state(state: CrushState) -> None:

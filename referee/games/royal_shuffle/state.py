@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from referee.cards import Card, full_deck
-from referee.games.royal_shuffle_scoring import Court
+from referee.games.royal_shuffle.scoring import Court
 
 PLAYERS: tuple[str, str] = ("p1", "p2")
 DECK_SIZE = 54

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from referee.cards import Card, full_deck
 from referee.core import Move, Simulator, state_json
 from referee.errors import IllegalMove
-from referee.games.royal_shuffle_moves import Flip, Play
-from referee.games.royal_shuffle_rules import places_for
-from referee.games.royal_shuffle_scoring import best_settlement
-from referee.games.royal_shuffle_state import (
+from referee.games.royal_shuffle.moves import Flip, Play
+from referee.games.royal_shuffle.rules import places_for
+from referee.games.royal_shuffle.scoring import best_settlement
+from referee.games.royal_shuffle.state import (
     ANY_VILLAGE,
     BACK,
     DEAL,
@@ -35,7 +35,7 @@ from referee.games.royal_shuffle_state import (
 from referee.observations import Observation
 
 if TYPE_CHECKING:
-    from referee.games.royal_shuffle import RoyalShuffle
+    from referee.games.royal_shuffle.game import RoyalShuffle
 
 VAGUE = 0.1  # share of placements the camera reports without origin or village owner
 EXTRA = 0.03  # share of steps preceded by a check the camera cannot make itself

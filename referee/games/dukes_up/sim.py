@@ -17,8 +17,8 @@ from itertools import combinations
 from referee.cards import Card
 from referee.core import Game, Simulator
 from referee.errors import IllegalMove
-from referee.games.dukes_up_melds import is_meld, meld_problem, partitions, sort_cards
-from referee.games.dukes_up_state import (
+from referee.games.dukes_up.melds import is_meld, meld_problem, partitions, sort_cards
+from referee.games.dukes_up.state import (
     DUKES_AT_SETUP,
     PLAYERS,
     SETUP_DRAW,

@@ -13,7 +13,7 @@ from referee.announcements import Announcement, announce, legal, result, state_c
 from referee.cards import Card
 from referee.core import Move
 from referee.errors import IllegalMove
-from referee.games.royal_shuffle_moves import (
+from referee.games.royal_shuffle.moves import (
     ClearMonarch,
     CountHand,
     Deal,
@@ -26,13 +26,13 @@ from referee.games.royal_shuffle_moves import (
     Play,
     ShowHand,
 )
-from referee.games.royal_shuffle_scoring import (
+from referee.games.royal_shuffle.scoring import (
     Settlement,
     SettlementError,
     best_settlement,
     evaluate,
 )
-from referee.games.royal_shuffle_state import (
+from referee.games.royal_shuffle.state import (
     COURT_ZONES,
     DEAL,
     DRAW,

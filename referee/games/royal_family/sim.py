@@ -10,7 +10,7 @@ from collections import defaultdict
 
 from referee.cards import Card
 from referee.core import Move, Simulator
-from referee.games.royal_family_moves import (
+from referee.games.royal_family.moves import (
     Assassinate,
     AttackCastle,
     AttackFortification,
@@ -30,7 +30,7 @@ from referee.games.royal_family_moves import (
     TakeAssassin,
     TakeFromDraw,
 )
-from referee.games.royal_family_state import SUITS_OF, RFState, suit_name
+from referee.games.royal_family.state import SUITS_OF, RFState, suit_name
 from referee.observations import Observation
 
 # Weights of the random policy: aggressive enough that games end by the rules.

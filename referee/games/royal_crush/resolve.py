@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from referee.cards import Card
-from referee.games.royal_crush_state import SIDES, Resolution, is_attack, low_value, other_side
+from referee.games.royal_crush.state import SIDES, Resolution, is_attack, low_value, other_side
 
 
 @dataclass(frozen=True)

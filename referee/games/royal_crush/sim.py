@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from referee.cards import Card, full_deck
 from referee.core import Move, Simulator, state_json
 from referee.errors import IllegalMove
-from referee.games.royal_crush_state import (
+from referee.games.royal_crush.state import (
     OVER,
     ROLLOFF,
     SIDES,
@@ -35,7 +35,7 @@ from referee.games.royal_crush_state import (
 from referee.observations import Observation
 
 if TYPE_CHECKING:
-    from referee.games.royal_crush import RoyalCrush
+    from referee.games.royal_crush.game import RoyalCrush
 
 BACK = Card("BACK")
 VAGUE = 0.15  # share of observations that leave the referee something to ask

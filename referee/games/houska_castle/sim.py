@@ -15,7 +15,7 @@ from typing import Any
 from referee.cards import SUITS, Card, full_deck
 from referee.core import Game, Move, Simulator, state_json
 from referee.errors import IllegalMove
-from referee.games.houska_castle_moves import (
+from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
     CollectReward,
@@ -36,7 +36,7 @@ from referee.games.houska_castle_moves import (
     TurnUp,
     UseHeroPoint,
 )
-from referee.games.houska_castle_state import HERO_CARD, HouskaState, rank_text
+from referee.games.houska_castle.state import HERO_CARD, HouskaState, rank_text
 from referee.observations import Observation
 
 # How often each kind of move is picked when several kinds are legal.

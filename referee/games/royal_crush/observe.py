@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.royal_crush_state import (
+from referee.games.royal_crush.state import (
     ALLIANCES,
     COMMIT,
     SIDES,
@@ -40,7 +40,7 @@ from referee.games.royal_crush_state import (
 )
 
 if TYPE_CHECKING:
-    from referee.games.royal_crush import RoyalCrush
+    from referee.games.royal_crush.game import RoyalCrush
 
 # type -> (required fields, optional fields); ``reveal`` takes player ids as its fields.
 FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

@@ -15,7 +15,7 @@ from referee.cards import Card, CardError, full_deck
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
 from referee.errors import IllegalMove, InvariantError, ObservationError
-from referee.games.houska_castle_moves import (
+from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
     CollectReward,
@@ -37,9 +37,9 @@ from referee.games.houska_castle_moves import (
     TurnUp,
     UseHeroPoint,
 )
-from referee.games.houska_castle_rules import Rules, plural
-from referee.games.houska_castle_sim import HouskaSimulator
-from referee.games.houska_castle_state import (
+from referee.games.houska_castle.rules import Rules, plural
+from referee.games.houska_castle.sim import HouskaSimulator
+from referee.games.houska_castle.state import (
     FIELDS,
     HERO,
     HERO_CARD,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from referee.cards import Card
 from referee.core import Move
-from referee.games.dukes_up_melds import MeldCards
+from referee.games.dukes_up.melds import MeldCards
 
 
 @dataclass(frozen=True)

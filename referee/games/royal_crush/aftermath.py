@@ -8,8 +8,8 @@ from __future__ import annotations
 from referee.announcements import Announcement, announce, damage, legal, result, state_change
 from referee.cards import Card
 from referee.errors import IllegalMove
-from referee.games.royal_crush_resolve import resolve, validate_slot
-from referee.games.royal_crush_state import (
+from referee.games.royal_crush.resolve import resolve, validate_slot
+from referee.games.royal_crush.state import (
     CLEANUP,
     DECLARE,
     DRAW,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from referee.announcements import Announcement, announce, legal, state_change
 from referee.cards import Card
 from referee.errors import IllegalMove
-from referee.games.royal_crush_state import (
+from referee.games.royal_crush.state import (
     ALLIANCES,
     COMMIT,
     DECK_COUNTS,

@@ -17,8 +17,8 @@ from referee.cards import Card
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome, to_jsonable
 from referee.errors import IllegalMove, InvariantError, ObservationError
-from referee.games.dukes_up_melds import is_meld, show, sort_cards
-from referee.games.dukes_up_moves import (
+from referee.games.dukes_up.melds import is_meld, show, sort_cards
+from referee.games.dukes_up.moves import (
     ChooseFirst,
     CreateDuke,
     Discard,
@@ -37,10 +37,10 @@ from referee.games.dukes_up_moves import (
     TakeCastle,
     TakeDuke,
 )
-from referee.games.dukes_up_observe import APPEAR_IN, interpret, validate_fields
-from referee.games.dukes_up_rules import Rules, side_summary
-from referee.games.dukes_up_sim import DukesSimulator
-from referee.games.dukes_up_state import (
+from referee.games.dukes_up.observe import APPEAR_IN, interpret, validate_fields
+from referee.games.dukes_up.rules import Rules, side_summary
+from referee.games.dukes_up.sim import DukesSimulator
+from referee.games.dukes_up.state import (
     HAND_LIMIT,
     MELD_ZONE,
     PLAYERS,

@@ -16,8 +16,8 @@ from referee.announcements import Announcement, announce, ask, legal, result, st
 from referee.cards import Card
 from referee.core import Move
 from referee.errors import IllegalMove
-from referee.games.dukes_up_melds import meld_problem, show, sort_cards
-from referee.games.dukes_up_moves import (
+from referee.games.dukes_up.melds import meld_problem, show, sort_cards
+from referee.games.dukes_up.moves import (
     ChooseFirst,
     CreateDuke,
     Discard,
@@ -37,7 +37,7 @@ from referee.games.dukes_up_moves import (
     TakeCastle,
     TakeDuke,
 )
-from referee.games.dukes_up_state import (
+from referee.games.dukes_up.state import (
     BLACK,
     CASTLE_BONUS,
     DUKES_AT_SETUP,

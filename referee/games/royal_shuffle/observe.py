@@ -14,7 +14,7 @@ from typing import Any
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.royal_shuffle_moves import (
+from referee.games.royal_shuffle.moves import (
     ClearMonarch,
     CountHand,
     Deal,
@@ -27,7 +27,7 @@ from referee.games.royal_shuffle_moves import (
     Play,
     ShowHand,
 )
-from referee.games.royal_shuffle_state import (
+from referee.games.royal_shuffle.state import (
     ANY_VILLAGE,
     DEAL,
     HAND,
