@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from referee.announcements import Announcement, ask, reject, state_change
 from referee.cards import Card, CardError
-from referee.config import GameConfig
+from referee.config import GameConfig, typed_variants
 from referee.errors import IllegalMove, ObservationError
 from referee.observations import SWAP_VALUES, Observation, is_swap
 
@@ -103,10 +103,12 @@ class Game(ABC):
     # header. Raise it when a change to the rules can make an old log replay to other
     # announcements; a log of another version is still resumed, with a warning.
     rules_version: ClassVar[int] = 1
+    # The game's frozen dataclass of variants (its ``variants.py``); ``self.v`` is one.
+    variants: ClassVar[type[Any]]
 
     def __init__(self, config: GameConfig):
         self.config = config
-        self.v = config.variants
+        self.v = typed_variants(self.variants, config)
 
     # ---- hooks a game implements -------------------------------------------------------
     @abstractmethod

@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import typing
 from collections import Counter
 
 import pytest
@@ -20,6 +22,7 @@ from playthrough import deck_of_54
 from reject_probes import play_with_probes
 
 from referee.cards import CLASSES, Card
+from referee.config import load_game_config, other_variants
 from referee.core import Game, Move, Referee, state_json
 from referee.errors import IllegalMove
 from referee.games import GAMES, load_game
@@ -178,3 +181,21 @@ def test_simulated_games_are_never_refused_and_a_reject_changes_nothing(name: st
 
     count = play_with_probes(game, range(seeds), _junk(game), rate, random.Random(5), after_each=after_each)
     assert count.rejected > fewest, count
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_typed_variants_are_the_yaml_variants(name: str) -> None:
+    """Each game's ``Variants`` dataclass names the variants of its YAML, with the same default
+    and, for a choice, the same allowed values: the rules read nothing the YAML does not set."""
+    config = load_game_config(name)
+    game = load_game(name)
+    fields = {f.name: f for f in dataclasses.fields(game.v)}
+    assert list(fields) == list(config.specs)
+    hints = typing.get_type_hints(type(game.v))
+    for key, spec in config.specs.items():
+        assert fields[key].default == spec.default, key
+        if spec.choices and not isinstance(spec.default, bool):
+            assert typing.get_args(hints[key]) == spec.choices, key
+    for override in other_variants(name):
+        (key, value), = override.items()
+        assert str(getattr(load_game(name, override).v, key)).lower() == value.lower()

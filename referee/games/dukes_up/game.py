@@ -51,6 +51,7 @@ from referee.games.dukes_up.state import (
     owner,
     zone_of,
 )
+from referee.games.dukes_up.variants import Variants
 from referee.observations import Observation
 
 HALVES: dict[str, frozenset[Card]] = {p: frozenset(half_deck(p)) for p in PLAYERS}
@@ -58,6 +59,7 @@ HALVES: dict[str, frozenset[Card]] = {p: frozenset(half_deck(p)) for p in PLAYER
 
 class DukesUp(Game):
     name = "dukes_up"
+    variants = Variants
     players = PLAYERS
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "dukes_up", "table", "appeared")

@@ -10,7 +10,6 @@ fill rule, the final-turn check (A5) and the forced flip (T2) are settled.
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from referee.announcements import Announcement, announce, ask, legal, result, state_change
 from referee.cards import Card
@@ -51,6 +50,7 @@ from referee.games.dukes_up.state import (
     other,
     owner,
 )
+from referee.games.dukes_up.variants import Variants
 
 Notes = list[Announcement]
 # Moves a player makes in their play phase (each one is a "play", A13).
@@ -66,9 +66,9 @@ def actor(state: DukesState, move: Move) -> str | None:
 
 
 class Rules:
-    def __init__(self, variants: dict[str, Any]):
+    def __init__(self, variants: Variants):
         self.v = variants
-        self.ace_wrap = bool(variants["ace_wrap"])
+        self.ace_wrap = bool(variants.ace_wrap)
 
     # ---- dispatch ------------------------------------------------------------------------
     def apply(self, s: DukesState, move: Move, notes: Notes) -> None:
@@ -171,7 +171,7 @@ class Rules:
             side.setup_dukes = 0
         notes.append(announce(f"Dukes Up! black dukes {show(move.black)}, red dukes {show(move.red)}",
                               event="DukesRevealed"))
-        choice = self.v["first_player"]
+        choice = self.v.first_player
         if choice == "ask":
             s.phase = "first"
             notes.append(ask("Who plays first?", list(PLAYERS), event="FirstPlayer"))
@@ -185,7 +185,7 @@ class Rules:
 
     # ---- turn frame (§5) -----------------------------------------------------------------
     def _start_turn(self, s: DukesState, p: str, notes: Notes) -> None:
-        cap = int(self.v["max_turns"])
+        cap = int(self.v.max_turns)
         if cap and s.turn >= cap:
             self._game_over(s, notes, f"stopped after {cap} turns (max_turns)", by_rules=False)
             return
@@ -207,7 +207,7 @@ class Rules:
             return
         side = s.sides[s.active]
         missing = s.allowance - s.drawn
-        if self.v["draw_rule"] == "fill_up_to_two" and missing > 0 and side.draw + len(side.discard) > 0:
+        if self.v.draw_rule == "fill_up_to_two" and missing > 0 and side.draw + len(side.discard) > 0:
             raise IllegalMove(f"Draw {missing} more first (draw_rule fill_up_to_two: you draw {s.allowance})")
         s.phase = "play"
         if not side.dukes and side.castle_down:
@@ -223,7 +223,7 @@ class Rules:
         s.final_turn = True
         notes.append(announce(f"Final turn for {s.active}: draw and discard piles are empty",
                               event="FinalTurn", player=s.active))
-        if self.v["exhaustion_end"] == "immediately":
+        if self.v.exhaustion_end == "immediately":
             self._game_over(s, notes, f"{s.active}'s draw and discard piles are empty")
         else:
             self._close_draw(s, notes)
@@ -255,7 +255,7 @@ class Rules:
                                   f"pile ({side.draw} cards)", event="Reshuffle", player=p))
 
     def _draw_discard(self, s: DukesState, move: DrawDiscard, notes: Notes) -> None:
-        if not self.v["draw_from_discard"]:
+        if not self.v.draw_from_discard:
             raise IllegalMove("Draw from your draw pile (draw_from_discard is off)")
         side = s.sides[move.player]
         if s.phase != "draw":
@@ -365,7 +365,7 @@ class Rules:
     def _take_castle(self, s: DukesState, p: str, card: Card, notes: Notes) -> None:
         side = s.sides[p]
         if p == s.active:
-            if not self.v["own_castle_last_stand"] or not s.final_turn:
+            if not self.v.own_castle_last_stand or not s.final_turn:
                 raise IllegalMove("Your own castle cannot go into a meld (A8)")
             if side.castle_up != card:
                 raise IllegalMove("Only a face-up castle can go into a meld on the final turn")
@@ -403,7 +403,7 @@ class Rules:
             s.created_duke = True
             notes.append(state_change(f"{move.player} creates the duke {move.card}", event="CreateDuke"))
             return
-        if self.v["no_switch_first_turn"] and s.turn == 1:
+        if self.v.no_switch_first_turn and s.turn == 1:
             raise IllegalMove("No duke switch on the first player's first turn (no_switch_first_turn)")
         if isinstance(move, SwitchOut):
             if move.card not in side.dukes:
@@ -555,7 +555,7 @@ class Rules:
                 raise IllegalMove(f"{card} cannot come from your draw pile (it is on {s.locate(card)})")
             side.hidden.remove(card)
             side.draw -= 1
-            bottom = bool(self.v["draw_from_discard"])
+            bottom = bool(self.v.draw_from_discard)
         else:
             key = s.meld_of(card)
             if key is None:
@@ -614,7 +614,7 @@ class Rules:
         taker = s.castle_taken_by
         if taker is not None:
             out[taker] += CASTLE_BONUS
-            if self.v["castle_points_to"] == "taker":
+            if self.v.castle_points_to == "taker":
                 out[other(taker)] -= 1
                 out[taker] += 1
         return out

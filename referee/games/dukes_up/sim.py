@@ -63,7 +63,7 @@ class DukesSimulator(Simulator):
         self.target = 0
         self.plays = 0
         self.stop = False
-        self.ace_wrap = bool(game.v["ace_wrap"])
+        self.ace_wrap = bool(game.v.ace_wrap)
 
     # ---- the loop ------------------------------------------------------------------------
     def next_observations(self, state: DukesState) -> list[Observation]:
@@ -100,7 +100,7 @@ class DukesSimulator(Simulator):
 
     def _new_turn(self, state: DukesState) -> None:
         self.turn, self.plays, self.stop = state.turn, 0, False
-        if self.game.v["draw_rule"] == "fill_up_to_two":
+        if self.game.v.draw_rule == "fill_up_to_two":
             self.target = state.allowance
         else:
             self.target = self.rng.choices(range(state.allowance + 1),
@@ -125,7 +125,7 @@ class DukesSimulator(Simulator):
 
     def _draw(self, state: DukesState, p: str) -> Observation:
         side = state.sides[p]
-        if self.game.v["draw_from_discard"] and side.discard and self.rng.random() < 0.3:
+        if self.game.v.draw_from_discard and side.discard and self.rng.random() < 0.3:
             card = side.discard[-1]
             self.hand[p].append(card)
             return _mv(card, f"discard_pile_{p}", f"hand_{p}")
@@ -175,7 +175,7 @@ class DukesSimulator(Simulator):
         nxt = state.sides[q]
         if roll > 0.8 and not state.final_turn and nxt.hand < 4 and nxt.draw + len(nxt.discard) > 0:
             # the next player simply starts: their first draw ends this turn
-            fill = self.game.v["draw_rule"] == "fill_up_to_two"
+            fill = self.game.v.draw_rule == "fill_up_to_two"
             self.turn, self.plays, self.stop = state.turn + 1, 0, False
             self.target = min(2, 4 - nxt.hand) if fill else 1
             if not self.pile[q]:
@@ -319,7 +319,7 @@ class DukesSimulator(Simulator):
 
     def _switch(self, state: DukesState, p: str) -> list[Plan]:
         side = state.sides[p]
-        if not side.dukes or not self.hand[p] or (self.game.v["no_switch_first_turn"] and state.turn == 1):
+        if not side.dukes or not self.hand[p] or (self.game.v.no_switch_first_turn and state.turn == 1):
             return []
         d, h = self.rng.choice(side.dukes), self.rng.choice(self.hand[p])
         moves = [_mv(d, f"dukes_{p}", f"hand_{p}"), _mv(h, f"hand_{p}", f"dukes_{p}")]
@@ -363,7 +363,7 @@ class DukesSimulator(Simulator):
 
     def _last_stand(self, state: DukesState, p: str) -> list[Plan]:
         side = state.sides[p]
-        if not (self.game.v["own_castle_last_stand"] and state.final_turn and side.castle_up is not None):
+        if not (self.game.v.own_castle_last_stand and state.final_turn and side.castle_up is not None):
             return []
         c = side.castle_up
         return [Plan("last_stand", [_mv(c, f"castle_{p}", key)])

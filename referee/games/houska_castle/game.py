@@ -50,6 +50,7 @@ from referee.games.houska_castle.state import (
     ZONES,
     HouskaState,
 )
+from referee.games.houska_castle.variants import Variants
 from referee.observations import Observation
 
 ALL_CARDS: frozenset[Card] = frozenset(full_deck(0))
@@ -71,6 +72,7 @@ _SIMPLE: dict[tuple[str, str], type] = {
 
 class HouskaCastle(Game):
     name = "houska_castle"
+    variants = Variants
     players = (HERO,)
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "setup", "no_marker", "appeared")

@@ -52,6 +52,7 @@ from referee.games.houska_castle.state import (
     other,
     rank_text,
 )
+from referee.games.houska_castle.variants import Variants
 
 COMBAT_PHASES = frozenset({"observe", "hero", "monster", "death"})
 # A chance source for ``legal``: ("combat"|"monster"|"hidden"|"marker", rank) -> cards.
@@ -61,13 +62,13 @@ Chance = Callable[[str, int], list[Card]]
 class Rules(Checks, Effects):
     """The rules of one configured game (variants read once)."""
 
-    def __init__(self, variants: dict[str, Any]):
-        self.hero_wins_ties = bool(variants["hero_wins_ties"])
-        self.exactly_2 = variants["initial_hero_cards"] == "exactly_2"
-        self.king_both = variants["king_monster_observation"] == "both_revealed"
-        self.replace_stolen = bool(variants["replace_stolen_monster_card"])
-        self.heal_first = variants["levelup_order"] == "heal_then_shuffle"
-        self.death_mandatory = variants["death_hero_point"] == "mandatory"
+    def __init__(self, variants: Variants):
+        self.hero_wins_ties = bool(variants.hero_wins_ties)
+        self.exactly_2 = variants.initial_hero_cards == "exactly_2"
+        self.king_both = variants.king_monster_observation == "both_revealed"
+        self.replace_stolen = bool(variants.replace_stolen_monster_card)
+        self.heal_first = variants.levelup_order == "heal_then_shuffle"
+        self.death_mandatory = variants.death_hero_point == "mandatory"
         self._reasons: dict[type, Callable[[HouskaState, Any], str | None]] = {
             SetUp: self._r_setup, Draw: self._r_draw, DrawAce: self._r_draw_ace,
             MarkerIn: self._r_marker_in, MarkerOut: self._r_marker_out, NoMarker: self._r_no_marker,

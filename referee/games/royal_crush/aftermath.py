@@ -82,7 +82,7 @@ class AftermathRules:
         s.rolls = {}
         notes.append(announce(f"Tie {a} to {v}: roll-off {' vs '.join(s.rollers)}", rollers=list(s.rollers),
                               phase=ROLLOFF))
-        dice = self.v.get("dice", "2d6")
+        dice = self.v.dice
         notes.append(legal(f"Roll {dice}: {', '.join(s.rollers)}", rollers=list(s.rollers)))
         return notes
 
@@ -214,10 +214,10 @@ class AftermathRules:
             s.drawers = []
         else:
             order = [p for p in s.clockwise_from(q.attacker) if p not in s.eliminated]
-            if self.v.get("draw_mode", "all_draw_one") == "all_draw_one":
+            if self.v.draw_mode == "all_draw_one":
                 drawers = order
             else:
-                per = s.hand_size if self.v.get("empty_hand_refill") == "hand_size" else 1
+                per = s.hand_size if self.v.empty_hand_refill == "hand_size" else 1
                 drawers = [p for p in order if s.hand[p] == 0 for _ in range(per)]
             s.drawers = drawers[: s.draw_count]
         if not s.drawers:
@@ -232,7 +232,7 @@ class AftermathRules:
         return notes
 
     def _wipeout(self, s: CrushState, last: list[str]) -> list[Announcement]:
-        if self.v.get("no_draw_wipeout", "highest_ladder") == "draw":
+        if self.v.no_draw_wipeout == "draw":
             return self._game_over(s, [], "every remaining player ran out of cards at once")
         best = max(s.ladder[p] for p in last)
         top = [p for p in last if s.ladder[p] == best]
@@ -266,13 +266,13 @@ class AftermathRules:
         return self._start_conquest(s, s.after(s.anchor))
 
     def _start_conquest(self, s: CrushState, attacker: str, ace_turn: bool = False) -> list[Announcement]:
-        cap = int(self.v.get("max_conquests", 0))
+        cap = int(self.v.max_conquests)
         if cap and s.conquests >= cap:
             best = max(s.ladder[p] for p in s.active())
             top = [p for p in s.active() if s.ladder[p] == best]
             reason = f"cap of {cap} conquests reached; highest on the ladder"
             return self._game_over(s, top, reason, by_rules=False)
-        if not (ace_turn and self.v.get("ace_resume") == "original_order"):
+        if not (ace_turn and self.v.ace_resume == "original_order"):
             s.anchor = attacker
         s.conquests += 1
         s.conquest = Conquest(s.conquests, attacker, ace_turn)

@@ -51,7 +51,7 @@ class ConquestRules:
         q.victim = m.victim
         s.phase = ALLIANCES
         others = [p for p in s.active() if p not in (q.attacker, q.victim)]
-        how = "when invited" if self.v.get("alliance") == "invite_only" else "unless excluded"
+        how = "when invited" if self.v.alliance == "invite_only" else "unless excluded"
         return [
             announce(f"Conquest {q.number}: {q.attacker} attacks {q.victim}", **self._status(s)),
             legal(
@@ -74,7 +74,7 @@ class ConquestRules:
         principal = q.principal(side)
         if player in q.excluded.get(side, []):
             return f"{principal} has excluded you"
-        if self.v.get("alliance") == "invite_only" and player not in q.invited.get(side, []):
+        if self.v.alliance == "invite_only" and player not in q.invited.get(side, []):
             return f"{principal} has not invited {player} (alliance: invite_only)"
         if s.hand[player] == 0:
             return f"{player} has no card to commit"
@@ -186,7 +186,7 @@ class ConquestRules:
             return None
         if placed >= 2:
             return "Attacker and victim commit at most one attack card and one royal card"
-        if self.v.get("commit_order", "allies_first") == "allies_first":
+        if self.v.commit_order == "allies_first":
             waiting = self._allies_waiting(q)
             if waiting:
                 return f"Allies commit first: waiting for {', '.join(waiting)}"

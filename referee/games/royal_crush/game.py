@@ -54,6 +54,7 @@ from referee.games.royal_crush.state import (
     Sweep,
     Uncommit,
 )
+from referee.games.royal_crush.variants import Variants
 from referee.observations import Observation
 
 MAX_PLAYERS = 7
@@ -72,6 +73,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
     """Royal Crush for 3 to 7 players (4 by default), seated p1..pN clockwise."""
 
     name = "royal_crush"
+    variants = Variants
     players = player_ids(4)
     zones = zone_ids(player_ids(MAX_PLAYERS))
     observation_types = (
@@ -81,25 +83,25 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
-        n = int(self.v.get("players", 4))
+        n = int(self.v.players)
         self.players = player_ids(n)
         self.zones = zone_ids(self.players)
-        self.dice_count = 1 if self.v.get("dice") == "1d6" else 2
+        self.dice_count = 1 if self.v.dice == "1d6" else 2
         self.rules = ScoringRules(
-            ally_may_play_joker=bool(self.v.get("ally_may_play_joker", False)),
-            two_kings_suppress=bool(self.v.get("two_kings_suppress", False)),
-            combo_mode=bool(self.v.get("combo_mode", False)),
-            combo_scope=str(self.v.get("combo_scope", "side")),
+            ally_may_play_joker=bool(self.v.ally_may_play_joker),
+            two_kings_suppress=bool(self.v.two_kings_suppress),
+            combo_mode=bool(self.v.combo_mode),
+            combo_scope=str(self.v.combo_scope),
         )
-        self.no_draw = bool(self.v.get("no_draw", False))
-        self.role_reversal = bool(self.v.get("role_reversal", False))
+        self.no_draw = bool(self.v.no_draw)
+        self.role_reversal = bool(self.v.role_reversal)
         self.hand_size = self._hand_size(n)
 
     def _hand_size(self, n: int) -> int:
         """7 cards; No Draw deals 13, or as many as the deck allows (A1 x No Draw)."""
         if not self.no_draw:
             return 7
-        if self.v.get("no_draw_deal") == "even_split":
+        if self.v.no_draw_deal == "even_split":
             return DECK_SIZE // n
         return min(13, DECK_SIZE // n)
 
@@ -300,7 +302,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
             return []
         s.phase = FIRST_ROLL
         s.rollers = list(s.players)
-        dice = self.v.get("dice", "2d6")
+        dice = self.v.dice
         return [
             announce(f"Dealt. Each player rolls {dice}: the highest total attacks first.", **self._status(s)),
             legal(f"Roll {dice}: {', '.join(s.rollers)}", rollers=list(s.rollers)),
@@ -314,7 +316,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
         if len(m.values) != self.dice_count or any(not 1 <= v <= 6 for v in m.values):
             raise IllegalMove(
                 f"A roll is {self.dice_count} die value{'s' if self.dice_count > 1 else ''} 1-6 "
-                f"(dice: {self.v.get('dice', '2d6')}), got {list(m.values)}"
+                f"(dice: {self.v.dice}), got {list(m.values)}"
             )
         corrected = m.player in s.rolls
         s.rolls[m.player] = list(m.values)

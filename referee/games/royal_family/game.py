@@ -47,6 +47,7 @@ from referee.games.royal_family.state import (
     other,
     suit_name,
 )
+from referee.games.royal_family.variants import Variants
 from referee.observations import Observation
 
 DECK = Counter(full_deck())
@@ -70,6 +71,7 @@ def cards_text(cards: list[Card]) -> str:
 
 class RoyalFamily(Game):
     name = "royal_family"
+    variants = Variants
     players = PLAYERS
     zones = frozenset(ZONES)
 
@@ -112,7 +114,7 @@ class RoyalFamily(Game):
         return {"rounds": state.round}
 
     def troop_range(self) -> range:
-        return range(3, 10) if self.v["troop_range"] == "3_9" else range(3, 11)
+        return range(3, 10) if self.v.troop_range == "3_9" else range(3, 11)
 
     def is_troop(self, c: Card) -> bool:
         return c.suit != "" and c.value in self.troop_range()
@@ -134,7 +136,7 @@ class RoyalFamily(Game):
         return [s for s in SUITS_OF[other(p)] if st.castle_status[s] == "active"]
 
     def free_dungeons(self, st: RFState, p: str) -> list[str]:
-        if self.v["dungeon_capacity"] == "per_player" and any(
+        if self.v.dungeon_capacity == "per_player" and any(
             st.zones[f"dungeon_{s}"] for s in SUITS_OF[p]
         ):
             return []
@@ -142,7 +144,7 @@ class RoyalFamily(Game):
 
     def enablers(self, st: RFState, p: str, troop_suit: str) -> list[Card]:
         """Residents whose presence makes an attack damaging (A14)."""
-        if self.v["damage_enabler"] == "any_own_castle":
+        if self.v.damage_enabler == "any_own_castle":
             return self.residents(st, p)
         return list(st.zones[f"residents_{troop_suit}"])
 
@@ -185,7 +187,7 @@ class RoyalFamily(Game):
         """Cards that can come off the draw pile now (the discard pile once reshuffled)."""
         if st.zones["draw_pile"]:
             return list(dict.fromkeys(st.zones["draw_pile"]))
-        if self.v["exhaustion"] == "reshuffle_discard":
+        if self.v.exhaustion == "reshuffle_discard":
             return list(dict.fromkeys(sorted(st.zones["discard_pile"])))
         return []
 
@@ -199,19 +201,19 @@ class RoyalFamily(Game):
             for t in self.enemy_castles(st, p):
                 if st.zones[f"fort_{t}"]:
                     moves.append(AttackFortification(p, c, source, t))
-                elif self.enablers(st, p, s) or self.v["residentless_attack"] == "allowed":
+                elif self.enablers(st, p, s) or self.v.residentless_attack == "allowed":
                     moves.append(AttackCastle(p, c, source, t))
         elif c.is_face:
             if OWNER.get(s) == p and st.castle_status[s] in ("held", "active"):
                 moves.append(PlaceResident(p, c, source, s))
-            elif c.color == other(p) and (from_flop or self.v["kidnap_from_draw"]):
+            elif c.color == other(p) and (from_flop or self.v.kidnap_from_draw):
                 moves += [Kidnap(p, c, source, d) for d in self.free_dungeons(st, p)]
         elif c.rank == "A" and s == ALLIANCE[p] and st.castle_status[s] == "absent":
-            if from_flop or self.v["claim_ace_from"] == "flop_or_draw":
+            if from_flop or self.v.claim_ace_from == "flop_or_draw":
                 moves.append(ClaimAce(p, c, source))
         elif c.rank == "2" and from_flop and self.residents(st, other(p)):
             moves.append(TakeAssassin(p, c, source))
-        if from_flop and not self.v["flop_take_requires_use"]:
+        if from_flop and not self.v.flop_take_requires_use:
             moves.append(Discard(p, c, source, "discard_pile"))
         return moves
 
@@ -229,11 +231,11 @@ class RoyalFamily(Game):
         if c.is_face:
             if OWNER.get(s) == p:
                 return f"{s.capitalize()} castle is not built"
-            if source == "staging" and not self.v["kidnap_from_draw"]:
+            if source == "staging" and not self.v.kidnap_from_draw:
                 return "Only a face-up flop card can be kidnapped"
             return "Dungeon full"
         if not self.is_troop(c):
-            return f"{c.rank}s are not troops (troop_range {self.v['troop_range']})"
+            return f"{c.rank}s are not troops (troop_range {self.v.troop_range})"
         if OWNER.get(s) != p:
             actives = [x for x in SUITS_OF[p] if st.castle_status[x] == "active"]
             return f"Troops must match one of your active castles ({', '.join(actives)})"
@@ -244,7 +246,7 @@ class RoyalFamily(Game):
         assert b is not None
         used = b["used"]
         t = b["target"]
-        if self.v["attack_bonus"] == "one" and used:
+        if self.v.attack_bonus == "one" and used:
             return []
         moves: list[Move] = []
         if "rescue" not in used:
@@ -386,7 +388,7 @@ class RoyalFamily(Game):
                 if self.is_troop(c) and not self.enablers(st, p, s):  # a damaging attack lies beside
                     moves += [AttackCastle(p, c, source, t) for t in self.enemy_castles(st, p)
                               if not st.zones[f"fort_{t}"]]
-                if not self.v["flop_take_requires_use"]:
+                if not self.v.flop_take_requires_use:
                     moves.append(Discard(p, c, source, dst))
                 if not moves:
                     raise IllegalMove(self.unusable_reason(st, p, c, source)
@@ -446,7 +448,7 @@ class RoyalFamily(Game):
 
     def _take_from_pool(self, st: RFState, c: Card, notes: list[Announcement]) -> None:
         if not st.zones["draw_pile"]:
-            if self.v["exhaustion"] != "reshuffle_discard" or not st.zones["discard_pile"]:
+            if self.v.exhaustion != "reshuffle_discard" or not st.zones["discard_pile"]:
                 raise IllegalMove("The draw pile is empty")
             st.zones["draw_pile"] = sorted(st.zones["discard_pile"])
             st.zones["discard_pile"] = []
@@ -489,7 +491,7 @@ class RoyalFamily(Game):
     def _finish_flop(self, st: RFState, notes: list[Announcement]) -> None:
         b = sum(1 for c in st.flop_cards if c.color == "black")
         r = sum(1 for c in st.flop_cards if c.color == "red")
-        if self.v["turn_order"] == "alternate" and st.round > 1:
+        if self.v.turn_order == "alternate" and st.round > 1:
             first = other(st.order[0])
             why = "alternating"
         elif b == r:
@@ -548,8 +550,8 @@ class RoyalFamily(Game):
             self._start_turn(st, notes)
             return
         st.second_last_round = st.order[1]
-        if st.round >= self.v["max_rounds"]:
-            self._game_over(st, None, f"round cap of {self.v['max_rounds']} reached", notes, by_rules=False)
+        if st.round >= self.v.max_rounds:
+            self._game_over(st, None, f"round cap of {self.v.max_rounds} reached", notes, by_rules=False)
             return
         st.round += 1
         st.phase = "flop"
@@ -660,7 +662,7 @@ class RoyalFamily(Game):
                 + f": put {cards_text(cleared)} on the discard pile",
                 event="FortDestroyed", castle=t, surplus=surplus, cards=[str(c) for c in cleared]))
         else:
-            if self.v["fort_damage"] == "attached_cards":
+            if self.v.fort_damage == "attached_cards":
                 st.zones[f"fort_hits_{t}"].append(m.card)
             else:
                 st.fort_tracked[t] += m.card.value
@@ -681,10 +683,10 @@ class RoyalFamily(Game):
         if st.zones[f"fort_{t}"]:
             raise IllegalMove("Attack the fortification first")
         enablers = self.enablers(st, m.player, s)
-        if not enablers and self.v["residentless_attack"] == "forbidden":
+        if not enablers and self.v.residentless_attack == "forbidden":
             raise IllegalMove("An attack needs a resident in the attacking castle (residentless_attack)")
         self._remove_source(st, m)
-        if enablers and self.v["castle_model"] == "damage_20":
+        if enablers and self.v.castle_model == "damage_20":
             st.zones[f"castle_damage_{t}"].append(m.card)
             total = self.damage_total(st, t)
             notes.append(damage(f"{t.capitalize()} castle takes {m.card.value} damage from {m.card} "
@@ -731,7 +733,7 @@ class RoyalFamily(Game):
     def _destruction_check(self, st: RFState, t: str, notes: list[Announcement]) -> None:
         if st.castle_status[t] != "active":
             return
-        hp_model = self.v["castle_model"] == "hit_points_10"
+        hp_model = self.v.castle_model == "hit_points_10"
         destroyed = st.hp[t] <= 0 if hp_model else self.damage_total(st, t) >= 20
         if not destroyed:
             return
@@ -774,7 +776,7 @@ class RoyalFamily(Game):
         st.bonus["used"].append(kind)
         if self._loser(st):
             return
-        if self.v["attack_bonus"] == "one" or not self.bonus_moves(st, st.active):
+        if self.v.attack_bonus == "one" or not self.bonus_moves(st, st.active):
             self._finish_attack(st, notes)
 
     def _do_Rescue(self, st: RFState, m: Rescue, notes: list[Announcement]) -> None:
@@ -784,7 +786,7 @@ class RoyalFamily(Game):
             raise IllegalMove(f"{m.member} is not your prisoner in the {t} dungeon")
         if "rescue" in st.bonus["used"]:
             raise IllegalMove("Only one rescue per attack")
-        if self.v["attack_bonus"] == "one" and st.bonus["used"]:
+        if self.v.attack_bonus == "one" and st.bonus["used"]:
             raise IllegalMove("Only one bonus per attack")
         st.zones[f"dungeon_{t}"].remove(m.member)
         dest = self._send_home(st, m.member)
@@ -801,7 +803,7 @@ class RoyalFamily(Game):
             raise IllegalMove("Capture and Execute need a damaging attack")
         if member not in st.zones[f"residents_{t}"]:
             raise IllegalMove(f"{member} is not a resident of the attacked {t} castle")
-        if self.v["attack_bonus"] == "one" and b["used"]:
+        if self.v.attack_bonus == "one" and b["used"]:
             raise IllegalMove("Only one bonus per attack")
         return t
 
@@ -867,7 +869,7 @@ class RoyalFamily(Game):
     def _do_Kidnap(self, st: RFState, m: Kidnap, notes: list[Announcement]) -> None:
         if not (m.card.is_face and m.card.color == other(m.player)):
             raise IllegalMove("Only an opponent's Jack, Queen or King can be kidnapped")
-        if m.source == "staging" and not self.v["kidnap_from_draw"]:
+        if m.source == "staging" and not self.v.kidnap_from_draw:
             raise IllegalMove("Only a face-up flop card can be kidnapped")
         if m.dungeon not in SUITS_OF[m.player] or st.castle_status[m.dungeon] != "active":
             raise IllegalMove("Prisoners go into the dungeon of one of your active castles")
@@ -883,7 +885,7 @@ class RoyalFamily(Game):
         s = ALLIANCE[m.player]
         if m.card != Card("A", SUIT_LETTER[s]):
             raise IllegalMove(f"{m.card} is not your alliance ace")
-        if m.source == "staging" and self.v["claim_ace_from"] == "flop_only":
+        if m.source == "staging" and self.v.claim_ace_from == "flop_only":
             raise IllegalMove("The alliance ace can only be claimed from a flop pile")
         self._remove_source(st, m)
         st.zones[f"castle_{s}"].append(m.card)
@@ -922,7 +924,7 @@ class RoyalFamily(Game):
 
     def _do_Discard(self, st: RFState, m: Discard, notes: list[Announcement]) -> None:
         if m.source in FLOPS:
-            if self.v["flop_take_requires_use"]:
+            if self.v.flop_take_requires_use:
                 raise IllegalMove("A flop card must be used by a legal action, not discarded")
             if m.to != "discard_pile":
                 raise IllegalMove("A flop card cannot be moved onto another flop pile")
@@ -973,7 +975,7 @@ class RoyalFamily(Game):
         two = st.zones["staging"].pop()
         st.zones["discard_pile"].append(two)
         st.expected.append((str(two), "staging", "discard_pile"))
-        if self.v["castle_model"] == "damage_20":
+        if self.v.castle_model == "damage_20":
             st.surprise_damage[m.castle] += 1
             text = f"total {self.damage_total(st, m.castle)}"
         else:
@@ -1014,7 +1016,7 @@ class RoyalFamily(Game):
         if loser is not None:
             winner = other(loser)
             self._game_over(st, winner, f"{who(loser)} has no active castle left", notes)
-        elif self.v["exhaustion"] == "draw_game" and not st.zones["draw_pile"]:
+        elif self.v.exhaustion == "draw_game" and not st.zones["draw_pile"]:
             self._game_over(st, None, "the draw pile ran out: the game is a draw", notes)
 
     def _game_over(self, st: RFState, winner: str | None, reason: str, notes: list[Announcement],
@@ -1055,7 +1057,7 @@ class RoyalFamily(Game):
                 raise InvariantError(f"residents_{s} holds a card of another suit")
             if any(c.color == OWNER[s] for c in st.zones[f"dungeon_{s}"]):
                 raise InvariantError(f"dungeon_{s} holds a member of its own family")
-            hp_model = self.v["castle_model"] == "hit_points_10"
+            hp_model = self.v.castle_model == "hit_points_10"
             attacked = st.phase == "bonus" and st.bonus is not None and st.bonus["target"] == s
             if status == "active" and attacked:
                 continue  # destruction is checked once the attack's bonus is settled

@@ -22,9 +22,10 @@ from referee.games.royal_shuffle.observe import (
     interpret_observation,
     validate_observation,
 )
-from referee.games.royal_shuffle.rules import Rules, Variants
+from referee.games.royal_shuffle.rules import Rules
 from referee.games.royal_shuffle.sim import ShuffleSimulator
 from referee.games.royal_shuffle.state import COURT_ZONES, HAND, OVER, PLACES, PLAYERS, ZONES, ShuffleState
+from referee.games.royal_shuffle.variants import Variants
 from referee.observations import Observation
 
 
@@ -33,11 +34,11 @@ class RoyalShuffle(Game):
     players = PLAYERS
     zones = ZONES
     observation_types = OBSERVATION_TYPES
+    variants = Variants
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
-        self.variants = Variants.of(self.v)
-        self.rules = Rules(self.variants)
+        self.rules = Rules(self.v)
 
     # ---- state -------------------------------------------------------------------------
     def new_state(self) -> ShuffleState:
@@ -98,7 +99,7 @@ class RoyalShuffle(Game):
         return [
             announce("Royal Shuffle, 2 players p1 and p2. Shuffle the 54 cards, deal 4 face down "
                      "to each player, the rest is draw_pile. Draw lots for who starts.",
-                     event="Setup", variants=dict(self.v)),
+                     event="Setup", variants=dict(self.config.variants)),
             legal(self.rules.expect(state), phase=state.phase),
         ]
 
@@ -118,7 +119,7 @@ class RoyalShuffle(Game):
         }
 
     def check_invariants(self, state: ShuffleState) -> None:
-        check_state(state, self.variants)
+        check_state(state, self.v)
 
 
 

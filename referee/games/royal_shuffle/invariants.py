@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections import Counter
 
 from referee.errors import InvariantError
-from referee.games.royal_shuffle.rules import Variants
 from referee.games.royal_shuffle.scoring import evaluate, is_village_card
 from referee.games.royal_shuffle.state import (
     DECK_SIZE,
@@ -23,6 +22,7 @@ from referee.games.royal_shuffle.state import (
     ShuffleState,
     fresh_deck,
 )
+from referee.games.royal_shuffle.variants import Variants
 
 
 def check_state(s: ShuffleState, v: Variants) -> None:

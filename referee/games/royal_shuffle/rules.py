@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -48,25 +47,9 @@ from referee.games.royal_shuffle.state import (
     ShuffleState,
     other,
 )
+from referee.games.royal_shuffle.variants import Variants
 
 STEP_TEXT = {FLIP: "flip", DRAW: "draw", PLAY: "play"}
-
-
-@dataclass(frozen=True)
-class Variants:
-    """The variants of configs/games/royal_shuffle.yaml, typed."""
-
-    joker_mode: str = "first_ends"
-    tie: str = "draw"
-    exhaustion: str = "play_out_hands"
-    step_order: str = "any"
-    rounding: str = "floor"
-    settlement: str = "optimal_auto"
-
-    @classmethod
-    def of(cls, values: dict[str, Any]) -> Variants:
-        known = {k: str(v) for k, v in values.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
 
 
 def round_score(score: Fraction, rounding: str) -> int:

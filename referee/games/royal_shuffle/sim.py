@@ -64,7 +64,7 @@ class ShuffleSimulator(Simulator):
         if extra:
             return extra
         todo = s.still_to_do()
-        strict = self.game.variants.step_order == "strict"
+        strict = self.game.v.step_order == "strict"
         step = todo[0] if strict or self.rng.random() < 0.7 else self.rng.choice(todo)
         assert s.active is not None
         p = s.active
@@ -106,7 +106,7 @@ class ShuffleSimulator(Simulator):
             return [Observation.of("hand_count", player=p, count=len(self.hands[p]))]
         if r < 3 * EXTRA and not s.done:
             return [Observation.of("end_turn")]
-        if self.game.variants.settlement == "as_laid_out" and r < 0.2 and s.villages[p]:
+        if self.game.v.settlement == "as_laid_out" and r < 0.2 and s.villages[p]:
             best = best_settlement(s.villages[p], s.court())
             return [Observation.of("layout", player=p, **{str(a): str(b) for a, b in best.homes})]
         return []
