@@ -15,10 +15,10 @@ import dataclasses
 import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from referee.announcements import Announcement, ask, reject, state_change
 from referee.cards import Card, CardError
@@ -69,6 +69,40 @@ def to_jsonable(obj: Any) -> Any:
 def state_json(state: Any) -> str:
     """Canonical JSON text of a state: equal states give equal text."""
     return json.dumps(to_jsonable(state), sort_keys=True, separators=(",", ":"))
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles(*move_types: type[Move], step: str = "apply") -> Callable[[F], F]:
+    """Mark a method as what ``step`` does for these move types; :func:`move_table` collects
+    the marks. Every game dispatches a move this one way (``step`` names a table where a game
+    keeps two, e.g. Houska Castle's ``reason`` and ``apply``)."""
+
+    def mark(fn: F) -> F:
+        fn.__dict__.setdefault("_handles", []).append((step, move_types))
+        return fn
+
+    return mark
+
+
+def move_table(owner: object, step: str = "apply") -> dict[type[Move], Callable[..., Any]]:
+    """Move type -> bound method of ``owner`` marked ``@handles(..., step=step)``, mixins and
+    base classes included: built once, when the owner is made."""
+    table: dict[type[Move], Callable[..., Any]] = {}
+    for name in dir(type(owner)):
+        for marked_step, move_types in getattr(getattr(type(owner), name, None), "_handles", ()):
+            if marked_step == step:
+                table.update(dict.fromkeys(move_types, getattr(owner, name)))
+    return table
+
+
+def handler(table: dict[type[Move], Callable[..., Any]], move: Move, game: str) -> Callable[..., Any]:
+    """The method ``table`` holds for ``move``, or IllegalMove if the game has no such move."""
+    try:
+        return table[type(move)]
+    except KeyError:
+        raise IllegalMove(f"{move.describe()} is not a {game} move") from None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import random
 
 from referee.announcements import Announcement, announce, ask, legal, result, state_change
 from referee.cards import Card
-from referee.core import Move
+from referee.core import Move, handles, move_table
 from referee.errors import IllegalMove
 from referee.games.dukes_up.melds import meld_problem, show, sort_cards
 from referee.games.dukes_up.moves import (
@@ -69,6 +69,9 @@ class Rules:
     def __init__(self, variants: Variants):
         self.v = variants
         self.ace_wrap = bool(variants.ace_wrap)
+        self.setup_steps = move_table(self, step="setup")
+        self.turn_steps = move_table(self)
+        self.plays = move_table(self, step="play")
 
     # ---- dispatch ------------------------------------------------------------------------
     def apply(self, s: DukesState, move: Move, notes: Notes) -> None:
@@ -97,56 +100,53 @@ class Rules:
             if isinstance(move, Discard) and s.phase == "draw" and s.drawn == 0 and s.prev_played:
                 raise IllegalMove("Second discard only if you did not play")
             raise IllegalMove(f"It is {s.active}'s turn")
-        if isinstance(move, Draw):
-            self._draw(s, move.player, notes)
-        elif isinstance(move, DrawDiscard):
-            self._draw_discard(s, move, notes)
-        elif isinstance(move, FlipCastle):
-            self._flip(s, move, notes)
-        elif isinstance(move, Discard):
-            self._discard(s, move, notes)
-        elif isinstance(move, EndTurn):
-            self._end_turn_request(s, move, notes)
-        elif isinstance(move, PLAYS):
-            self._play(s, move, notes)
-        else:
+        step = self.turn_steps.get(type(move))
+        if step is None:
             raise IllegalMove(f"{move.describe()} is not possible now (turn {s.turn}, {s.active} to play)")
+        step(s, move, notes)
 
     # ---- set-up (§4) ---------------------------------------------------------------------
     def _setup(self, s: DukesState, move: Move, notes: Notes) -> None:
-        if isinstance(move, Draw):
-            side = s.sides[move.player]
-            if side.hand + side.setup_dukes + int(side.castle_down) >= SETUP_DRAW:
-                raise IllegalMove(f"Set-up: {move.player} draws exactly {SETUP_DRAW} cards")
-            side.draw -= 1
-            side.hand += 1
-        elif isinstance(move, PlaceDown):
-            side = s.sides[move.player]
-            if side.hand == 0:
-                raise IllegalMove(f"{move.player} has no card in hand to place")
-            if move.zone == "castle" and side.castle_down:
-                raise IllegalMove(f"{move.player} already has a castle: one castle each")
-            side.hand -= 1
-            if move.zone == "castle":
-                side.castle_down = True
-            else:
-                side.setup_dukes += 1
-        elif isinstance(move, PickUp):
-            side = s.sides[move.player]
-            there = side.castle_down if move.zone == "castle" else side.setup_dukes > 0
-            if not there:
-                raise IllegalMove(f"There is no face-down card in {move.zone}_{move.player}")
-            side.hand += 1
-            if move.zone == "castle":
-                side.castle_down = False
-            else:
-                side.setup_dukes -= 1
-        elif isinstance(move, RevealDukes):
-            self._reveal(s, move, notes)
-        else:
+        step = self.setup_steps.get(type(move))
+        if step is None:
             raise IllegalMove(
                 "Set-up first: each player draws 4, puts 1 castle and 2 dukes face-down, then dukes_up")
+        step(s, move, notes)
 
+    @handles(Draw, step="setup")
+    def _setup_draw(self, s: DukesState, move: Draw, notes: Notes) -> None:
+        side = s.sides[move.player]
+        if side.hand + side.setup_dukes + int(side.castle_down) >= SETUP_DRAW:
+            raise IllegalMove(f"Set-up: {move.player} draws exactly {SETUP_DRAW} cards")
+        side.draw -= 1
+        side.hand += 1
+
+    @handles(PlaceDown, step="setup")
+    def _place_down(self, s: DukesState, move: PlaceDown, notes: Notes) -> None:
+        side = s.sides[move.player]
+        if side.hand == 0:
+            raise IllegalMove(f"{move.player} has no card in hand to place")
+        if move.zone == "castle" and side.castle_down:
+            raise IllegalMove(f"{move.player} already has a castle: one castle each")
+        side.hand -= 1
+        if move.zone == "castle":
+            side.castle_down = True
+        else:
+            side.setup_dukes += 1
+
+    @handles(PickUp, step="setup")
+    def _pick_up(self, s: DukesState, move: PickUp, notes: Notes) -> None:
+        side = s.sides[move.player]
+        there = side.castle_down if move.zone == "castle" else side.setup_dukes > 0
+        if not there:
+            raise IllegalMove(f"There is no face-down card in {move.zone}_{move.player}")
+        side.hand += 1
+        if move.zone == "castle":
+            side.castle_down = False
+        else:
+            side.setup_dukes -= 1
+
+    @handles(RevealDukes, step="setup")
     def _reveal(self, s: DukesState, move: RevealDukes, notes: Notes) -> None:
         for p, dukes in ((BLACK, move.black), (RED, move.red)):
             side = s.sides[p]
@@ -228,6 +228,10 @@ class Rules:
         else:
             self._close_draw(s, notes)
 
+    @handles(Draw)
+    def _turn_draw(self, s: DukesState, move: Draw, notes: Notes) -> None:
+        self._draw(s, move.player, notes)
+
     def _draw(self, s: DukesState, p: str, notes: Notes) -> None:
         side = s.sides[p]
         if s.phase != "draw":
@@ -254,6 +258,7 @@ class Rules:
         notes.append(state_change(f"{p}'s draw pile is empty: shuffle the discard pile into a new draw "
                                   f"pile ({side.draw} cards)", event="Reshuffle", player=p))
 
+    @handles(DrawDiscard)
     def _draw_discard(self, s: DukesState, move: DrawDiscard, notes: Notes) -> None:
         if not self.v.draw_from_discard:
             raise IllegalMove("Draw from your draw pile (draw_from_discard is off)")
@@ -271,6 +276,7 @@ class Rules:
         s.drawn += 1
         self._check_exhaustion(s, notes)
 
+    @handles(FlipCastle)
     def _flip(self, s: DukesState, move: FlipCastle, notes: Notes) -> None:
         self._close_draw(s, notes)
         side = s.sides[move.player]
@@ -285,6 +291,7 @@ class Rules:
                                   card=str(move.card)))
 
     # ---- play phase (T3) -----------------------------------------------------------------
+    @handles(*PLAYS)
     def _play(self, s: DukesState, move: Move, notes: Notes) -> None:
         self._close_draw(s, notes)
         if s.phase == "over":
@@ -296,33 +303,37 @@ class Rules:
             s.switch_in is not None and isinstance(move, SwitchOut))
         if pending and not completes:
             raise IllegalMove(self._switch_problem(s) or "Finish the duke switch first")
-        if isinstance(move, Meld):
-            self._take_from_hand(s, move.player, move.card)
-            self._put(s, move.card, move.meld)
-        elif isinstance(move, Shift) and move.card in s.pool:
+        if self.plays[type(move)](s, move, notes) is not False:  # False: the same table again
+            s.played = True
+
+    @handles(Meld, step="play")
+    def _meld(self, s: DukesState, move: Meld, notes: Notes) -> None:
+        self._take_from_hand(s, move.player, move.card)
+        self._put(s, move.card, move.meld)
+
+    @handles(Shift, step="play")
+    def _shift(self, s: DukesState, move: Shift, notes: Notes) -> None:
+        if move.card in s.pool:
             s.pool.remove(move.card)
             self._put(s, move.card, move.meld)
-        elif isinstance(move, Shift):
-            src = s.meld_of(move.card)
-            if src is None:
-                raise IllegalMove(f"{move.card} is not on the table (it is on {s.locate(move.card)})")
-            if src == move.meld:
-                raise IllegalMove(f"{move.card} is already in {src}")
-            self._remove_from_table(s, move.card)
-            self._put(s, move.card, move.meld)
-        elif isinstance(move, TakeDuke):
-            self._take_duke(s, move.player, move.card, notes)
-            self._put(s, move.card, move.meld)
-        elif isinstance(move, TakeCastle):
-            self._take_castle(s, move.player, move.card, notes)
-            self._put(s, move.card, move.meld)
-        elif isinstance(move, ReturnCastle):
-            self._return_castle(s, move, notes)
-        elif isinstance(move, (SwitchOut, SwitchIn, CreateDuke)):
-            self._duke_change(s, move, notes)
-        elif isinstance(move, Regroup) and not self._regroup(s, move, notes):
-            return  # the same table again: not a play
-        s.played = True
+            return
+        src = s.meld_of(move.card)
+        if src is None:
+            raise IllegalMove(f"{move.card} is not on the table (it is on {s.locate(move.card)})")
+        if src == move.meld:
+            raise IllegalMove(f"{move.card} is already in {src}")
+        self._remove_from_table(s, move.card)
+        self._put(s, move.card, move.meld)
+
+    @handles(TakeDuke, step="play")
+    def _meld_duke(self, s: DukesState, move: TakeDuke, notes: Notes) -> None:
+        self._take_duke(s, move.player, move.card, notes)
+        self._put(s, move.card, move.meld)
+
+    @handles(TakeCastle, step="play")
+    def _meld_castle(self, s: DukesState, move: TakeCastle, notes: Notes) -> None:
+        self._take_castle(s, move.player, move.card, notes)
+        self._put(s, move.card, move.meld)
 
     def _put(self, s: DukesState, card: Card, meld: str) -> None:
         if meld == "table":  # laid on the table, its meld unnamed: grouped at validation
@@ -383,6 +394,7 @@ class Rules:
         notes.append(state_change(f"{s.active} takes {p}'s castle {card}", event="TakeCastle",
                                   card=str(card)))
 
+    @handles(ReturnCastle, step="play")
     def _return_castle(self, s: DukesState, move: ReturnCastle, notes: Notes) -> None:
         if move.player != s.active or s.last_stand != move.card:
             raise IllegalMove("Table cards cannot return to hand: only a last-stand castle goes back")
@@ -391,6 +403,7 @@ class Rules:
         notes.append(state_change(f"{move.card} is back face-up on castle_{move.player}",
                                   event="ReturnCastle"))
 
+    @handles(SwitchOut, SwitchIn, CreateDuke, step="play")
     def _duke_change(self, s: DukesState, move: SwitchOut | SwitchIn | CreateDuke, notes: Notes) -> None:
         side = s.sides[move.player]
         if isinstance(move, CreateDuke):
@@ -431,6 +444,7 @@ class Rules:
         else:
             s.switch_in = move.card
 
+    @handles(Regroup, step="play")
     def _regroup(self, s: DukesState, move: Regroup, notes: Notes) -> bool:
         """The camera's new table: check conservation, take the new cards from where they can
         only have come from, and adopt the melds. False if nothing changed."""
@@ -525,6 +539,7 @@ class Rules:
         notes.append(state_change("Table read: " + " | ".join(f"{k} {show(s.melds[k])}" for k in changed),
                                   event="TableRead"))
 
+    @handles(Discard)
     def _discard(self, s: DukesState, move: Discard, notes: Notes) -> None:
         self._close_draw(s, notes)
         self._adopt(s, move.melds, notes)
@@ -583,6 +598,7 @@ class Rules:
                     return True
         return False
 
+    @handles(EndTurn)
     def _end_turn_request(self, s: DukesState, move: EndTurn, notes: Notes) -> None:
         self._close_draw(s, notes)
         self._adopt(s, move.melds, notes)

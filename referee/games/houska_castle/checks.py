@@ -7,6 +7,7 @@ checks, so the moves offered and the moves accepted can never disagree.
 from __future__ import annotations
 
 from referee.cards import Card
+from referee.core import handles
 from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
@@ -79,6 +80,8 @@ class Checks:
     def _front(self, s: HouskaState, kind: str) -> Duty | None:
         return s.duties[0] if s.duties and s.duties[0].kind == kind else None
 
+    @handles(SetUp, step="reason")
+
     def _r_setup(self, s: HouskaState, m: SetUp) -> str | None:
         if s.phase != "setup":
             return "The game is already set up"
@@ -102,6 +105,8 @@ class Checks:
             return "Set up first: report the Max HP marker (setup marker=5S)"
         return _phase_hint(s.phase, "Cards go to your hand only at HP Regen, a heal or a level-up")
 
+    @handles(Draw, step="reason")
+
     def _r_draw(self, s: HouskaState, m: Draw) -> str | None:
         if m.card.rank == "A":
             return f"{m.card} is an artifact: put it on artifacts, not in your hand"
@@ -110,6 +115,8 @@ class Checks:
             if why:
                 return why
         return self._combat_card(s, m.card)
+
+    @handles(DrawAce, step="reason")
 
     def _r_draw_ace(self, s: HouskaState, m: DrawAce) -> str | None:
         if m.card.rank != "A":
@@ -123,6 +130,8 @@ class Checks:
             return self._busy(s)
         return self._draw_context(s) or self._combat_card(s, m.card)
 
+    @handles(MarkerIn, step="reason")
+
     def _r_marker_in(self, s: HouskaState, m: MarkerIn) -> str | None:
         d = self._front(s, "marker")
         if d is None or len(s.marker) != 1:
@@ -130,6 +139,8 @@ class Checks:
         if m.card.rank != rank_text(d.rank):
             return f"The new Max HP marker must be a {rank_text(d.rank)}, not {m.card}"
         return self._combat_card(s, m.card)
+
+    @handles(MarkerOut, step="reason")
 
     def _r_marker_out(self, s: HouskaState, m: MarkerOut) -> str | None:
         d = self._front(s, "marker")
@@ -141,6 +152,8 @@ class Checks:
             return f"The old marker is {s.marker[0]}, not {m.card}"
         return None
 
+    @handles(NoMarker, step="reason")
+
     def _r_no_marker(self, s: HouskaState, m: NoMarker) -> str | None:
         d = self._front(s, "marker")
         if d is None or len(s.marker) != 1:
@@ -150,6 +163,8 @@ class Checks:
         if known and s.hidden_count() == 0:
             return f"{known[0]} went back into combat_pile: look again for a {r}"
         return None
+
+    @handles(RevealMonster, MonsterPileAce, step="reason")
 
     def _r_reveal_monster(self, s: HouskaState, m: RevealMonster | MonsterPileAce) -> str | None:
         ace = m.card.rank == "A"
@@ -169,6 +184,8 @@ class Checks:
         if m.card in s.combat_known:
             return f"{m.card} went back into combat_pile: it cannot be in monster_pile"
         return f"{m.card} cannot be in monster_pile: it is on {s.locate(m.card)}"
+
+    @handles(FieldDraw, step="reason")
 
     def _r_field_draw(self, s: HouskaState, m: FieldDraw) -> str | None:
         c = m.card
@@ -212,6 +229,8 @@ class Checks:
             return f"An ace drawn for the monster goes to monster_rewards: put {c} there"
         return self._combat_card(s, c)
 
+    @handles(MonsterAce, step="reason")
+
     def _r_monster_ace(self, s: HouskaState, m: MonsterAce) -> str | None:
         if m.card.rank != "A":
             return f"Only aces go to monster_rewards, not {m.card}"
@@ -232,6 +251,8 @@ class Checks:
         if s.phase in ("regen", "reveal"):
             return f"An ace the Hero draws is an artifact: put {m.card} on artifacts"
         return _phase_hint(s.phase, "No card is drawn for the monster now")
+
+    @handles(TurnUp, step="reason")
 
     def _r_turn_up(self, s: HouskaState, m: TurnUp) -> str | None:
         if s.hidden_count() == 0:
@@ -264,6 +285,8 @@ class Checks:
                 return "No Hero Queen is waiting to steal: turn the card up on monster_field"
         return None
 
+    @handles(TurnDown, step="reason")
+
     def _r_turn_down(self, s: HouskaState, m: TurnDown) -> str | None:
         d = self._front(s, "nullify")
         f = s.find(m.card)
@@ -285,6 +308,8 @@ class Checks:
             return False
         f = s.find(d.card)
         return f is not None and f.zone == "hero_field" and f.side == MONSTER
+
+    @handles(Play, step="reason")
 
     def _r_play(self, s: HouskaState, m: Play) -> str | None:
         c = m.card
@@ -313,6 +338,8 @@ class Checks:
             return "No monster Queen is waiting to steal: play onto hero_field"
         return None
 
+    @handles(Cross, step="reason")
+
     def _r_cross(self, s: HouskaState, m: Cross) -> str | None:
         d = self._front(s, "steal")
         f = s.find(m.card)
@@ -322,11 +349,15 @@ class Checks:
             return f"{m.card} goes under the Queen on {FIELD[f.side]}"
         return None
 
+    @handles(AceToRewards, step="reason")
+
     def _r_ace_to_rewards(self, s: HouskaState, m: AceToRewards) -> str | None:
         d = self._front(s, "to_rewards")
         if d is None or d.card != m.card:
             return self._busy(s) or f"{m.card} does not go to monster_rewards now"
         return None
+
+    @handles(Cleanup, step="reason")
 
     def _r_cleanup(self, s: HouskaState, m: Cleanup) -> str | None:
         if s.phase != "cleanup":
@@ -340,6 +371,8 @@ class Checks:
             return f"{m.card} is not on {m.src}"
         return None
 
+    @handles(CollectReward, step="reason")
+
     def _r_collect(self, s: HouskaState, m: CollectReward) -> str | None:
         if m.card not in s.rewards:
             return f"{m.card} is not in monster_rewards"
@@ -350,6 +383,8 @@ class Checks:
             return _phase_hint(s.phase, "Rewards are collected after the monster is defeated and cleaned up")
         return None
 
+    @handles(UseHeroPoint, step="reason")
+
     def _r_hero_point(self, s: HouskaState, m: UseHeroPoint) -> str | None:
         if s.hero_points == 0:
             return "No Hero Points left"
@@ -359,6 +394,8 @@ class Checks:
         if s.phase not in ("hero", "death", "regen", "reveal", "rewards"):
             return _phase_hint(s.phase, "Use a Hero Point when no step is half done")
         return None
+
+    @handles(EndTurn, step="reason")
 
     def _r_end_turn(self, s: HouskaState, m: EndTurn) -> str | None:
         busy = self._busy(s)
@@ -377,6 +414,8 @@ class Checks:
         if s.phase == "death":
             return self._r_concede(s, Concede())
         return _phase_hint(s.phase, "Nothing to end now")
+
+    @handles(Concede, step="reason")
 
     def _r_concede(self, s: HouskaState, m: Concede) -> str | None:
         if s.phase != "death":

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from referee.announcements import Announcement, announce, damage, state_change
 from referee.cards import Card, full_deck
+from referee.core import handles
 from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
@@ -48,6 +49,7 @@ class Effects:
     replace_stolen: bool
 
     # ==== effects ==========================================================================
+    @handles(SetUp)
     def _e_setup(self, s: HouskaState, m: SetUp, notes: list[Announcement]) -> None:
         s.marker = [m.marker]
         s.pool = set(PILE_CARDS - {m.marker})
@@ -59,11 +61,15 @@ class Effects:
             f"combat_pile {s.combat_pile}. Deal 5 cards from combat_pile into hand",
             max_hp=5, monster_pile=s.monster_pile, combat_pile=s.combat_pile))
 
+    @handles(Draw)
+
     def _e_draw(self, s: HouskaState, m: Draw, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         s.hand.append(m.card)
         if not s.duties:
             s.regen_draws += 1
+
+    @handles(DrawAce)
 
     def _e_draw_ace(self, s: HouskaState, m: DrawAce, notes: list[Announcement]) -> None:
         self._take(s, m.card)
@@ -71,9 +77,13 @@ class Effects:
             s.regen_draws += 1
         s.duties[0:0] = self._level_up(s, m.card, notes)
 
+    @handles(MarkerIn)
+
     def _e_marker_in(self, s: HouskaState, m: MarkerIn, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         s.marker.append(m.card)
+
+    @handles(MarkerOut)
 
     def _e_marker_out(self, s: HouskaState, m: MarkerOut, notes: list[Announcement]) -> None:
         s.marker.pop(0)
@@ -82,11 +92,15 @@ class Effects:
         s.duties.pop(0)
         notes.append(state_change(f"Max HP marker is now {s.marker[0]}", max_hp=s.max_hp))
 
+    @handles(NoMarker)
+
     def _e_no_marker(self, s: HouskaState, m: NoMarker, notes: list[Announcement]) -> None:
         s.duties.pop(0)
         notes.append(state_change(
             f"No {rank_text(s.max_hp)} in combat_pile: the referee keeps Max HP {s.max_hp}",
             max_hp=s.max_hp))
+
+    @handles(RevealMonster)
 
     def _e_reveal_monster(self, s: HouskaState, m: RevealMonster, notes: list[Announcement]) -> None:
         c = m.card
@@ -104,6 +118,8 @@ class Effects:
         if c.rank == "Q":
             s.steals[MONSTER].append(c)
             notes.append(state_change(f"Monster {c} will steal the Hero's next card", queen=str(c)))
+
+    @handles(MonsterPileAce)
 
     def _e_monster_pile_ace(self, s: HouskaState, m: MonsterPileAce, notes: list[Announcement]) -> None:
         s.pool.discard(m.card)
@@ -123,6 +139,8 @@ class Effects:
         f = FieldCard(s.seq, c, zone, side, role, c is not None, monster_play=monster_play)
         s.table.append(f)
         return f
+
+    @handles(FieldDraw)
 
     def _e_field_draw(self, s: HouskaState, m: FieldDraw, notes: list[Announcement]) -> None:
         d = s.duties[0] if s.duties else None
@@ -148,10 +166,14 @@ class Effects:
         else:
             self._new_field_card(s, m.card, "monster_field", MONSTER, "observation")
 
+    @handles(MonsterAce)
+
     def _e_monster_ace(self, s: HouskaState, m: MonsterAce, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         s.rewards.append(m.card)
         notes.append(state_change(f"{m.card} is a reward under the monster: draw a replacement"))
+
+    @handles(TurnUp)
 
     def _e_turn_up(self, s: HouskaState, m: TurnUp, notes: list[Announcement]) -> None:
         if s.phase == "hero":  # turning the hidden card up ends a one-card initial attack
@@ -178,6 +200,8 @@ class Effects:
             new.append(Duty("monster_play"))
         s.duties[0:0] = new
 
+    @handles(TurnDown)
+
     def _e_turn_down(self, s: HouskaState, m: TurnDown, notes: list[Announcement]) -> None:
         f = s.find(m.card)
         assert f is not None
@@ -193,6 +217,8 @@ class Effects:
             s.initial_count += 1
         f = self._new_field_card(s, c, zone, HERO, "play")
         return self._placed(s, f, notes)
+
+    @handles(Play)
 
     def _e_play(self, s: HouskaState, m: Play, notes: list[Announcement]) -> None:
         if m.first:
@@ -213,11 +239,15 @@ class Effects:
             new = self._hero_place(s, m.card, m.to, notes)
         s.duties.extend(new)
 
+    @handles(Cross)
+
     def _e_cross(self, s: HouskaState, m: Cross, notes: list[Announcement]) -> None:
         f = s.find(m.card)
         assert f is not None
         f.zone = m.to
         s.duties.pop(0)
+
+    @handles(AceToRewards)
 
     def _e_ace_to_rewards(self, s: HouskaState, m: AceToRewards, notes: list[Announcement]) -> None:
         f = s.find(m.card)
@@ -226,6 +256,8 @@ class Effects:
         s.rewards.append(m.card)
         s.duties.pop(0)
         notes.append(state_change(f"{m.card} is a reward under the monster: draw a replacement"))
+
+    @handles(Cleanup)
 
     def _e_cleanup(self, s: HouskaState, m: Cleanup, notes: list[Announcement]) -> None:
         if m.src == "monster_slot":
@@ -237,9 +269,13 @@ class Effects:
         s.combat_known.add(m.card)
         s.combat_pile += 1
 
+    @handles(CollectReward)
+
     def _e_collect(self, s: HouskaState, m: CollectReward, notes: list[Announcement]) -> None:
         s.rewards.remove(m.card)
         s.duties[0:0] = self._level_up(s, m.card, notes)
+
+    @handles(UseHeroPoint)
 
     def _e_hero_point(self, s: HouskaState, m: UseHeroPoint, notes: list[Announcement]) -> None:
         s.hero_points -= 1
@@ -256,6 +292,8 @@ class Effects:
             s.phase, s.exchange, s.placed, s.hero_done = "hero", s.exchange + 1, 0, False
             s.exchanges += 1
 
+    @handles(EndTurn)
+
     def _e_end_turn(self, s: HouskaState, m: EndTurn, notes: list[Announcement]) -> None:
         if s.phase == "hero":
             s.hero_done = True
@@ -263,6 +301,8 @@ class Effects:
             s.phase = "reveal"
         else:
             self._e_concede(s, Concede(), notes)
+
+    @handles(Concede)
 
     def _e_concede(self, s: HouskaState, m: Concede, notes: list[Announcement]) -> None:
         h, mm = s.sums()

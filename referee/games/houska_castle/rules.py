@@ -12,11 +12,10 @@ cannot happen) resolve in ``settle``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from referee.announcements import Announcement, announce, ask, damage, result, state_change
 from referee.cards import SUIT_NAMES, SUITS, Card
-from referee.core import Move
+from referee.core import Move, move_table
 from referee.games.houska_castle.checks import Checks
 from referee.games.houska_castle.effects import Effects
 from referee.games.houska_castle.moves import (
@@ -69,40 +68,22 @@ class Rules(Checks, Effects):
         self.replace_stolen = bool(variants.replace_stolen_monster_card)
         self.heal_first = variants.levelup_order == "heal_then_shuffle"
         self.death_mandatory = variants.death_hero_point == "mandatory"
-        self._reasons: dict[type, Callable[[HouskaState, Any], str | None]] = {
-            SetUp: self._r_setup, Draw: self._r_draw, DrawAce: self._r_draw_ace,
-            MarkerIn: self._r_marker_in, MarkerOut: self._r_marker_out, NoMarker: self._r_no_marker,
-            RevealMonster: self._r_reveal_monster, MonsterPileAce: self._r_reveal_monster,
-            FieldDraw: self._r_field_draw, MonsterAce: self._r_monster_ace, TurnUp: self._r_turn_up,
-            TurnDown: self._r_turn_down, Play: self._r_play, Cross: self._r_cross,
-            AceToRewards: self._r_ace_to_rewards, Cleanup: self._r_cleanup,
-            CollectReward: self._r_collect, UseHeroPoint: self._r_hero_point,
-            EndTurn: self._r_end_turn, Concede: self._r_concede,
-        }
-        self._effects: dict[type, Callable[[HouskaState, Any, list[Announcement]], None]] = {
-            SetUp: self._e_setup, Draw: self._e_draw, DrawAce: self._e_draw_ace,
-            MarkerIn: self._e_marker_in, MarkerOut: self._e_marker_out, NoMarker: self._e_no_marker,
-            RevealMonster: self._e_reveal_monster, MonsterPileAce: self._e_monster_pile_ace,
-            FieldDraw: self._e_field_draw, MonsterAce: self._e_monster_ace, TurnUp: self._e_turn_up,
-            TurnDown: self._e_turn_down, Play: self._e_play, Cross: self._e_cross,
-            AceToRewards: self._e_ace_to_rewards, Cleanup: self._e_cleanup,
-            CollectReward: self._e_collect, UseHeroPoint: self._e_hero_point,
-            EndTurn: self._e_end_turn, Concede: self._e_concede,
-        }
+        self.reasons = move_table(self, step="reason")
+        self.effects = move_table(self)
 
     # ==== public ==========================================================================
     def reason(self, s: HouskaState, move: Move) -> str | None:
         """Why ``move`` is illegal now (one player-facing line), or None if it is legal."""
         if s.phase == "over":
             return "The game is over"
-        check = self._reasons.get(type(move))
+        check = self.reasons.get(type(move))
         if check is None:
             return f"{type(move).__name__} is not a Houska Castle move"
         return check(s, move)
 
     def effect(self, s: HouskaState, move: Move, notes: list[Announcement]) -> None:
         """Carry out a legal move on ``s`` (a private copy), then its forced consequences."""
-        self._effects[type(move)](s, move, notes)
+        self.effects[type(move)](s, move, notes)
         if s.monster is not None and s.phase in COMBAT_PHASES and _touches_field(move):
             notes.append(self._sums_note(s))
         self.settle(s, notes)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from referee.announcements import Announcement, announce, damage, legal, result, state_change
 from referee.cards import Card
+from referee.core import handles
 from referee.errors import IllegalMove
 from referee.games.royal_crush.resolve import resolve, validate_slot
 from referee.games.royal_crush.state import (
@@ -162,6 +163,7 @@ class AftermathRules:
             raise IllegalMove(f"{c} is not in {player}'s slot")
         return slot
 
+    @handles(Sweep)
     def _do_Sweep(self, s: CrushState, m: Sweep) -> list[Announcement]:
         self._need(s, CLEANUP, "clear the mats")
         slot = self._slot_with(s, m.player, m.card)
@@ -173,6 +175,7 @@ class AftermathRules:
         batch.sort()
         return self._cleanup_progress(s)
 
+    @handles(ReturnCard)
     def _do_ReturnCard(self, s: CrushState, m: ReturnCard) -> list[Announcement]:
         if s.phase not in (ROLLOFF, CLEANUP):
             raise IllegalMove(f"No card goes back to a hand now: {self._expect(s)}")
@@ -238,6 +241,7 @@ class AftermathRules:
         top = [p for p in last if s.ladder[p] == best]
         return self._game_over(s, top, f"everyone ran out of cards at once; highest on the ladder ({best})")
 
+    @handles(Draw)
     def _do_Draw(self, s: CrushState, m: Draw) -> list[Announcement]:
         self._need(s, DRAW, "draw")
         if m.player not in s.drawers:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from referee.announcements import Announcement, announce, legal, state_change
 from referee.cards import Card
+from referee.core import handles
 from referee.errors import IllegalMove
 from referee.games.royal_crush.state import (
     ALLIANCES,
@@ -36,6 +37,7 @@ from referee.games.royal_crush.state import (
 class ConquestRules:
     """Moves from naming the victim to the last card turned face-up."""
 
+    @handles(Declare)
     def _do_Declare(self, s: CrushState, m: Declare) -> list[Announcement]:
         self._need(s, DECLARE, "declare")
         q = s.conquest
@@ -80,6 +82,7 @@ class ConquestRules:
             return f"{player} has no card to commit"
         return None
 
+    @handles(Join)
     def _do_Join(self, s: CrushState, m: Join) -> list[Announcement]:
         self._need(s, ALLIANCES, "join a side")
         err = self._join_error(s, m.player, m.side)
@@ -91,6 +94,7 @@ class ConquestRules:
         return [state_change(f"{m.player} joins the {m.side} side ({q.principal(m.side)})",
                              player=m.player, side=m.side)]
 
+    @handles(Leave)
     def _do_Leave(self, s: CrushState, m: Leave) -> list[Announcement]:
         self._need(s, ALLIANCES, "leave a side")
         q = s.conquest
@@ -112,6 +116,7 @@ class ConquestRules:
             raise IllegalMove(f"{player} is out of the game")
         return side
 
+    @handles(Invite)
     def _do_Invite(self, s: CrushState, m: Invite) -> list[Announcement]:
         self._need(s, ALLIANCES, "invite")
         side = self._principal_side(s, m.by, m.player, "invite allies")
@@ -124,6 +129,7 @@ class ConquestRules:
         q.invited[side] = sorted([*q.invited.get(side, []), m.player])
         return [state_change(f"{m.by} invites {m.player} to the {side} side", by=m.by, player=m.player)]
 
+    @handles(Exclude)
     def _do_Exclude(self, s: CrushState, m: Exclude) -> list[Announcement]:
         self._need(s, ALLIANCES, "exclude")
         side = self._principal_side(s, m.by, m.player, "exclude players")
@@ -140,6 +146,7 @@ class ConquestRules:
             notes.append(state_change(f"{m.player} leaves the {side} side (excluded)", player=m.player))
         return notes
 
+    @handles(LockSides)
     def _do_LockSides(self, s: CrushState, m: LockSides) -> list[Announcement]:
         self._need(s, ALLIANCES, "lock the sides")
         return self._lock(s)
@@ -199,6 +206,7 @@ class ConquestRules:
 
         return [p for p in sorted(q.allies) if not placed(p)]
 
+    @handles(Commit)
     def _do_Commit(self, s: CrushState, m: Commit) -> list[Announcement]:
         if s.phase not in (ALLIANCES, COMMIT):
             if s.phase == REVEAL:
@@ -219,6 +227,7 @@ class ConquestRules:
                                   player=m.player, side=side, cards=slot.facedown))
         return notes
 
+    @handles(Uncommit)
     def _do_Uncommit(self, s: CrushState, m: Uncommit) -> list[Announcement]:
         if s.phase != COMMIT:
             raise IllegalMove("Cards may be taken back only before the countdown")
@@ -244,6 +253,7 @@ class ConquestRules:
             return f"{', '.join(waiting)} must commit one attack card before the countdown"
         return None
 
+    @handles(Countdown)
     def _do_Countdown(self, s: CrushState, m: Countdown) -> list[Announcement]:
         err = self._countdown_error(s)
         if err:
@@ -293,6 +303,7 @@ class ConquestRules:
             slot.order_known = False
         slot.shown.append(c)
 
+    @handles(Flip)
     def _do_Flip(self, s: CrushState, m: Flip) -> list[Announcement]:
         notes = self._reveal_start(s)
         self._flip(s, m.player, m.card)
@@ -311,6 +322,7 @@ class ConquestRules:
             raise IllegalMove(err)
         return self._begin_reveal(s)
 
+    @handles(Reveal)
     def _do_Reveal(self, s: CrushState, m: Reveal) -> list[Announcement]:
         notes = self._reveal_start(s)
         q = s.conquest

@@ -14,7 +14,7 @@ from typing import Any
 from referee.announcements import Announcement, announce, legal, state_change
 from referee.cards import Card
 from referee.config import GameConfig
-from referee.core import Game, Move, Outcome
+from referee.core import Game, Move, Outcome, handler, handles, move_table
 from referee.errors import IllegalMove
 from referee.games.royal_crush.aftermath import AftermathRules
 from referee.games.royal_crush.conquest import ConquestRules
@@ -96,6 +96,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
         self.no_draw = bool(self.v.no_draw)
         self.role_reversal = bool(self.v.role_reversal)
         self.hand_size = self._hand_size(n)
+        self.handlers = move_table(self)
 
     def _hand_size(self, n: int) -> int:
         """7 cards; No Draw deals 13, or as many as the deck allows (A1 x No Draw)."""
@@ -277,12 +278,10 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
 
     # ---- apply ---------------------------------------------------------------------------
     def _apply(self, state: CrushState, move: Move) -> list[Announcement]:
-        handler = getattr(self, f"_do_{type(move).__name__}", None)
-        if handler is None:
-            raise IllegalMove(f"{move.describe()} is not a Royal Crush move")
-        return handler(state, move)
+        return handler(self.handlers, move, "Royal Crush")(state, move)
 
     # deal and first roll
+    @handles(DealCard)
     def _do_DealCard(self, s: CrushState, m: DealCard) -> list[Announcement]:
         self._need(s, DEAL, "deal")
         if s.hand[m.player] >= s.hand_size:
@@ -290,6 +289,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
         self._take_from_pile(s, m.player)
         return self._after_deal(s)
 
+    @handles(DealAll)
     def _do_DealAll(self, s: CrushState, m: DealAll) -> list[Announcement]:
         self._need(s, DEAL, "deal")
         for p in s.players:
@@ -308,6 +308,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
             legal(f"Roll {dice}: {', '.join(s.rollers)}", rollers=list(s.rollers)),
         ]
 
+    @handles(Roll)
     def _do_Roll(self, s: CrushState, m: Roll) -> list[Announcement]:
         if s.phase not in (FIRST_ROLL, ROLLOFF):
             raise IllegalMove(f"No dice roll is due now: {self._expect(s)}")
@@ -347,6 +348,7 @@ class RoyalCrush(ConquestRules, AftermathRules, Game):
         return notes + self._finish_conquest(s)
 
     # C1-C2
+    @handles(CheckLadder)
     def _do_CheckLadder(self, s: CrushState, m: CheckLadder) -> list[Announcement]:
         if m.player not in s.ladder:
             raise IllegalMove(f"There is no player {m.player}")

@@ -9,7 +9,8 @@ from typing import Any
 
 from referee.announcements import Announcement, announce, ask, damage, legal, result, state_change
 from referee.cards import Card, full_deck
-from referee.core import Game, Move, Outcome, state_json
+from referee.config import GameConfig
+from referee.core import Game, Move, Outcome, handler, handles, move_table, state_json
 from referee.errors import IllegalMove, InvariantError
 from referee.games.royal_family.moves import (
     Assassinate,
@@ -74,6 +75,10 @@ class RoyalFamily(Game):
     variants = Variants
     players = PLAYERS
     zones = frozenset(ZONES)
+
+    def __init__(self, config: GameConfig):
+        super().__init__(config)
+        self.handlers = move_table(self)
 
     # ---- set-up and queries ------------------------------------------------------------
     def new_state(self) -> RFState:
@@ -441,8 +446,7 @@ class RoyalFamily(Game):
             raise IllegalMove(f"It is {who(st.active)}'s turn")
         if not isinstance(move, (Rescue, Capture, Execute, NoBonus, Assassinate)):
             st.expected = []
-        handler = getattr(self, f"_do_{type(move).__name__}")
-        handler(st, move, notes)
+        handler(self.handlers, move, "Royal Family")(st, move, notes)
         self._check_end(st, notes)
         return notes
 
@@ -475,6 +479,7 @@ class RoyalFamily(Game):
             notes.append(announce("Second joker! The age returns to revolution: both jokers go to the "
                                   "discard pile", event="AgeFlip", age=st.age))
 
+    @handles(FlopCard)
     def _do_FlopCard(self, st: RFState, m: FlopCard, notes: list[Announcement]) -> None:
         if st.phase != "flop":
             raise IllegalMove("It is not time to flop")
@@ -562,6 +567,7 @@ class RoyalFamily(Game):
         if not any(not c.is_joker for c in self.draw_pool(st)):
             self._finish_flop(st, notes)
 
+    @handles(TakeFromDraw)
     def _do_TakeFromDraw(self, st: RFState, m: TakeFromDraw, notes: list[Announcement]) -> None:
         if st.phase != "take":
             raise IllegalMove(f"Finish the turn first ({self._phase_hint(st)})")
@@ -615,6 +621,7 @@ class RoyalFamily(Game):
             raise IllegalMove(self.unusable_reason(st, p, c, "staging"))
         return s
 
+    @handles(Fortify)
     def _do_Fortify(self, st: RFState, m: Fortify, notes: list[Announcement]) -> None:
         s = self._check_troop(st, m.player, m.card)
         self._remove_source(st, m)
@@ -633,6 +640,7 @@ class RoyalFamily(Game):
                                   event="Fortify", castle=s, card=str(m.card)))
         self._end_turn(st, notes)
 
+    @handles(AttackFortification)
     def _do_AttackFortification(self, st: RFState, m: AttackFortification, notes: list[Announcement]) -> None:
         self._check_troop(st, m.player, m.card)
         t = m.target
@@ -673,6 +681,7 @@ class RoyalFamily(Game):
                 event="FortHit", castle=t, remaining=remaining - m.card.value))
         self._end_turn(st, notes)
 
+    @handles(AttackCastle)
     def _do_AttackCastle(self, st: RFState, m: AttackCastle, notes: list[Announcement]) -> None:
         s = self._check_troop(st, m.player, m.card)
         t = m.target
@@ -779,6 +788,7 @@ class RoyalFamily(Game):
         if self.v.attack_bonus == "one" or not self.bonus_moves(st, st.active):
             self._finish_attack(st, notes)
 
+    @handles(Rescue)
     def _do_Rescue(self, st: RFState, m: Rescue, notes: list[Announcement]) -> None:
         self._bonus_pre(st, m)
         t = st.bonus["target"]
@@ -807,6 +817,7 @@ class RoyalFamily(Game):
             raise IllegalMove("Only one bonus per attack")
         return t
 
+    @handles(Capture)
     def _do_Capture(self, st: RFState, m: Capture, notes: list[Announcement]) -> None:
         self._bonus_pre(st, m)
         t = self._member_of_target(st, m.member)
@@ -822,6 +833,7 @@ class RoyalFamily(Game):
                                   event="Capture", card=str(m.member), dungeon=m.dungeon))
         self._bonus_post(st, "capture", notes)
 
+    @handles(Execute)
     def _do_Execute(self, st: RFState, m: Execute, notes: list[Announcement]) -> None:
         self._bonus_pre(st, m)
         t = self._member_of_target(st, m.member)
@@ -841,11 +853,13 @@ class RoyalFamily(Game):
                                   card=str(m.member)))
         self._bonus_post(st, "execute", notes)
 
+    @handles(NoBonus)
     def _do_NoBonus(self, st: RFState, m: NoBonus, notes: list[Announcement]) -> None:
         if st.phase != "bonus":
             raise IllegalMove("There is no bonus to decline")
         self._finish_attack(st, notes)
 
+    @handles(PlaceResident)
     def _do_PlaceResident(self, st: RFState, m: PlaceResident, notes: list[Announcement]) -> None:
         s = suit_name(m.card)
         if not m.card.is_face:
@@ -866,6 +880,7 @@ class RoyalFamily(Game):
                                       castle=s))
         self._end_turn(st, notes)
 
+    @handles(Kidnap)
     def _do_Kidnap(self, st: RFState, m: Kidnap, notes: list[Announcement]) -> None:
         if not (m.card.is_face and m.card.color == other(m.player)):
             raise IllegalMove("Only an opponent's Jack, Queen or King can be kidnapped")
@@ -881,6 +896,7 @@ class RoyalFamily(Game):
                                   event="Kidnap", card=str(m.card), dungeon=m.dungeon))
         self._end_turn(st, notes)
 
+    @handles(ClaimAce)
     def _do_ClaimAce(self, st: RFState, m: ClaimAce, notes: list[Announcement]) -> None:
         s = ALLIANCE[m.player]
         if m.card != Card("A", SUIT_LETTER[s]):
@@ -894,6 +910,7 @@ class RoyalFamily(Game):
                                   "(active once a resident moves in)", event="ClaimAce", castle=s))
         self._end_turn(st, notes)
 
+    @handles(TakeAssassin)
     def _do_TakeAssassin(self, st: RFState, m: TakeAssassin, notes: list[Announcement]) -> None:
         if m.card.rank != "2" or m.source not in FLOPS:
             raise IllegalMove("An assassin is a face-up 2 taken from a flop pile")
@@ -909,6 +926,7 @@ class RoyalFamily(Game):
         notes.append(ask(f"{who(m.player)}'s assassin: which resident is killed?",
                          [str(v) for v in victims], event="Assassinate"))
 
+    @handles(Assassinate)
     def _do_Assassinate(self, st: RFState, m: Assassinate, notes: list[Announcement]) -> None:
         if st.phase != "assassinate":
             raise IllegalMove("Take a face-up 2 from a flop pile first")
@@ -922,6 +940,7 @@ class RoyalFamily(Game):
                                   "discard pile", event="Assassinate", victim=str(m.victim)))
         self._end_turn(st, notes)
 
+    @handles(Discard)
     def _do_Discard(self, st: RFState, m: Discard, notes: list[Announcement]) -> None:
         if m.source in FLOPS:
             if self.v.flop_take_requires_use:
@@ -950,6 +969,7 @@ class RoyalFamily(Game):
                         return
         self._end_turn(st, notes)
 
+    @handles(SurpriseRemove)
     def _do_SurpriseRemove(self, st: RFState, m: SurpriseRemove, notes: list[Announcement]) -> None:
         if st.phase != "surprise":
             raise IllegalMove("There is no drawn 2 to resolve")
@@ -965,6 +985,7 @@ class RoyalFamily(Game):
                                   "on the discard pile", event="Surprised", removed=str(m.member)))
         self._end_turn(st, notes)
 
+    @handles(SurpriseDamage)
     def _do_SurpriseDamage(self, st: RFState, m: SurpriseDamage, notes: list[Announcement]) -> None:
         if st.phase != "surprise":
             raise IllegalMove("There is no drawn 2 to resolve")
@@ -988,6 +1009,7 @@ class RoyalFamily(Game):
         if not self._loser(st):
             self._end_turn(st, notes)
 
+    @handles(Pass)
     def _do_Pass(self, st: RFState, m: Pass, notes: list[Announcement]) -> None:
         if st.phase != "take":
             raise IllegalMove("You can only pass instead of taking a card")

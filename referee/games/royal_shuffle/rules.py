@@ -10,7 +10,7 @@ from typing import Any
 
 from referee.announcements import Announcement, announce, legal, result, state_change
 from referee.cards import Card
-from referee.core import Move
+from referee.core import Move, handler, handles, move_table
 from referee.errors import IllegalMove
 from referee.games.royal_shuffle.moves import (
     ClearMonarch,
@@ -71,6 +71,7 @@ def places_for(c: Card) -> list[str]:
 class Rules:
     def __init__(self, variants: Variants):
         self.v = variants
+        self.handlers = move_table(self)
 
     # ---- scores ------------------------------------------------------------------------
     def settlement(self, s: ShuffleState, p: str) -> Settlement:
@@ -143,12 +144,10 @@ class Rules:
 
     # ---- apply -------------------------------------------------------------------------
     def apply(self, s: ShuffleState, move: Move) -> list[Announcement]:
-        handler = getattr(self, f"_do_{type(move).__name__}", None)
-        if handler is None:
-            raise IllegalMove(f"{move.describe()} is not a Royal Shuffle move")
-        return handler(s, move)
+        return handler(self.handlers, move, "Royal Shuffle")(s, move)
 
     # set-up
+    @handles(Deal)
     def _do_Deal(self, s: ShuffleState, m: Deal) -> list[Announcement]:
         self._need_deal(s)
         if s.hand_count[m.player] >= HAND_SIZE:
@@ -157,6 +156,7 @@ class Rules:
         s.draw_pile -= 1
         return self._maybe_start(s)
 
+    @handles(DealAll)
     def _do_DealAll(self, s: ShuffleState, m: DealAll) -> list[Announcement]:
         self._need_deal(s)
         if any(s.hand_count.values()):
@@ -166,6 +166,7 @@ class Rules:
         s.draw_pile -= HAND_SIZE * len(PLAYERS)
         return self._maybe_start(s)
 
+    @handles(FirstPlayer)
     def _do_FirstPlayer(self, s: ShuffleState, m: FirstPlayer) -> list[Announcement]:
         self._need_deal(s)
         if s.first is not None:
@@ -188,6 +189,7 @@ class Rules:
         return self._turn_start(s)
 
     # the three steps
+    @handles(Flip)
     def _do_Flip(self, s: ShuffleState, m: Flip) -> list[Announcement]:
         self._check_step(s, m.player, FLIP)
         if FLIP in s.done:
@@ -203,6 +205,7 @@ class Rules:
                               player=m.player, card=str(m.card), to=m.to)]
         return notes + self._place(s, m.card, m.to, "flip")
 
+    @handles(Draw)
     def _do_Draw(self, s: ShuffleState, m: Draw) -> list[Announcement]:
         self._check_step(s, m.player, DRAW)
         if DRAW in s.done:
@@ -214,6 +217,7 @@ class Rules:
         s.done.append(DRAW)
         return self._after_step(s)
 
+    @handles(Play)
     def _do_Play(self, s: ShuffleState, m: Play) -> list[Announcement]:
         if m.player != s.active and not s.done:
             raise IllegalMove(
@@ -340,6 +344,7 @@ class Rules:
     def _score_text(scores: dict[str, tuple[int, Settlement]]) -> str:
         return ", ".join(f"{p} {pts}" for p, (pts, _) in scores.items())
 
+    @handles(ClearMonarch)
     def _do_ClearMonarch(self, s: ShuffleState, m: ClearMonarch) -> list[Announcement]:
         if m.card in s.to_discard:
             s.to_discard.remove(m.card)
@@ -408,6 +413,7 @@ class Rules:
         joiner = ", then " if self.v.step_order == "strict" else "; "
         return f"{p}: " + joiner.join(words[t] for t in (order if order else STEPS))
 
+    @handles(EndTurn)
     def _do_EndTurn(self, s: ShuffleState, m: EndTurn) -> list[Announcement]:
         if s.phase != TURN:
             raise IllegalMove(f"Not during the deal: {self.expect(s)}")
@@ -417,6 +423,7 @@ class Rules:
         return [state_change(f"Turn over: now {self.expect(s)}", event="TurnEnd")]
 
     # what the camera cannot see
+    @handles(ShowHand)
     def _do_ShowHand(self, s: ShuffleState, m: ShowHand) -> list[Announcement]:
         n = s.hand_count[m.player]
         if len(m.cards) != n:
@@ -431,6 +438,7 @@ class Rules:
             text += ": a joker, the reign ends when it is played"
         return [state_change(text, event="HandShown", player=m.player, cards=[str(c) for c in m.cards])]
 
+    @handles(CountHand)
     def _do_CountHand(self, s: ShuffleState, m: CountHand) -> list[Announcement]:
         n = s.hand_count[m.player]
         if m.count != n:
@@ -438,6 +446,7 @@ class Rules:
         return [state_change(f"{m.player} holds {n} cards: correct", event="HandCount",
                              player=m.player, count=n)]
 
+    @handles(Layout)
     def _do_Layout(self, s: ShuffleState, m: Layout) -> list[Announcement]:
         if self.v.settlement != "as_laid_out":
             raise IllegalMove("Settlement is automatic (settlement: optimal_auto): no layout is read")
