@@ -241,6 +241,37 @@ class Game(ABC):
         return Step(new, notes)
 
 
+@dataclass
+class Reading:
+    """One way the referee can read an observation: the move and the step it leads to; ``key``
+    (its ``outcome_key``) is set when there was more than one legal reading to compare."""
+
+    move: Move
+    step: Step
+    key: str | None = None
+
+
+def readings(game: Game, state: Any, candidates: list[Move]) -> tuple[list[Reading], str | None]:
+    """The candidate moves the rules accept, one per distinct outcome, first reading of each
+    kept, in the candidates' order; and the first refusal's reason. More than one reading: the
+    referee asks, offering these moves. What the referee decides with, and what a simulator
+    asks it instead of guessing (``Simulator.asked``)."""
+    legal: list[Reading] = []
+    refused: str | None = None
+    for move in candidates:
+        try:
+            legal.append(Reading(move, game.apply(state, move)))
+        except IllegalMove as e:
+            refused = refused or e.reason
+    if len(legal) <= 1:  # one reading: nothing to compare (saves a state_json per move)
+        return legal, refused
+    distinct: dict[str, Reading] = {}
+    for r in legal:
+        r.key = game.outcome_key(r.step.state)
+        distinct.setdefault(r.key, r)
+    return list(distinct.values()), refused
+
+
 class Simulator(ABC):
     """A random legal player plus the hidden truth (deck order, hands, dice) of one game.
 
@@ -256,6 +287,16 @@ class Simulator(ABC):
     @abstractmethod
     def next_observations(self, state: Any) -> list[Observation]:
         """Observations of one random legal move (or chance event) in ``state``."""
+
+    def asked(self, state: Any, obs: Observation) -> list[Reading]:
+        """The choices the referee will offer when fed ``obs`` in ``state`` (one per distinct
+        outcome, in its order), or [] when it will not ask: what the simulated player answers."""
+        try:
+            candidates = self.game.interpret(state, obs)
+        except IllegalMove:
+            return []
+        options, _ = readings(self.game, state, candidates)
+        return options if len(options) > 1 else []
 
 
 @dataclass
@@ -385,25 +426,13 @@ class Referee:
         return self._choose(candidates, obs)
 
     def _choose(self, candidates: list[Move], obs: Observation) -> list[Announcement]:
-        outcomes: list[tuple[Move, Step]] = []
-        first_error: str | None = None
-        for move in candidates:
-            try:
-                outcomes.append((move, self.game.apply(self.state, move)))
-            except IllegalMove as e:
-                first_error = first_error or e.reason
-        if not outcomes:
-            reason = first_error or f"Nothing legal matches {obs.short()}"
+        options, refused = readings(self.game, self.state, candidates)
+        if not options:
+            reason = refused or f"Nothing legal matches {obs.short()}"
             return [reject(reason, observation=obs.to_json())]
-        if len(outcomes) == 1:  # one reading: nothing to compare (saves a state_json per move)
-            return self._commit(*outcomes[0])
-        distinct: dict[str, tuple[Move, Step]] = {}
-        for move, step in outcomes:
-            distinct.setdefault(self.game.outcome_key(step.state), (move, step))
-        if len(distinct) == 1:
-            move, step = outcomes[0]
-            return self._commit(move, step)
-        moves = [m for m, _ in distinct.values()]
+        if len(options) == 1:
+            return self._commit(options[0].move, options[0].step)
+        moves = [r.move for r in options]
         labels = [self.game.choice_label(self.state, m) for m in moves]
         question = f"{obs.short()}: which did you mean?"
         self.pending = Pending(question, moves, labels)

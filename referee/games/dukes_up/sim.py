@@ -16,7 +16,6 @@ from itertools import combinations
 
 from referee.cards import Card
 from referee.core import Game, Simulator
-from referee.errors import IllegalMove
 from referee.games.dukes_up.melds import is_meld, meld_problem, partitions, sort_cards
 from referee.games.dukes_up.state import (
     DUKES_AT_SETUP,
@@ -215,17 +214,7 @@ class DukesSimulator(Simulator):
 
     def _answer_if_asked(self, state: DukesState, obs: Observation) -> list[Observation]:
         """The referee asks when the table can be read several ways: pick the first reading."""
-        try:
-            candidates = self.game.interpret(state, obs)
-        except IllegalMove:
-            return []
-        keys = set()
-        for move in candidates:
-            try:
-                keys.add(self.game.outcome_key(self.game.apply(state, move).state))
-            except IllegalMove:
-                continue
-        return [Observation.answer(1)] if len(keys) > 1 else []
+        return [Observation.answer(1)] if self.asked(state, obs) else []
 
     def _fresh_ids(self, state: DukesState, n: int) -> list[str]:
         out, k = [], 1

@@ -13,8 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from referee.cards import SUITS, Card, full_deck
-from referee.core import Game, Move, Simulator, state_json
-from referee.errors import IllegalMove
+from referee.core import Game, Move, Simulator
 from referee.games.houska_castle.moves import (
     AceToRewards,
     Cleanup,
@@ -173,19 +172,7 @@ class HouskaSimulator(Simulator):
 
     def _answer_if_asked(self, state: HouskaState, obs: Observation, meant: Move) -> list[Observation]:
         """If the referee will ask which move ``obs`` meant, the answer that picks ``meant``."""
-        try:
-            candidates = self.game.interpret(state, obs)
-        except IllegalMove:
-            return []
-        if len(candidates) < 2:
-            return []
-        distinct: dict[str, Move] = {}
-        for c in candidates:
-            try:
-                distinct.setdefault(state_json(self.game.apply(state, c).state), c)
-            except IllegalMove:
-                continue
-        if len(distinct) < 2:
+        if not self.asked(state, obs):
             return []
         return [Observation.answer(self.game.choice_label(state, meant))]
 

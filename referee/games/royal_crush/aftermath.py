@@ -1,6 +1,6 @@
 """Royal Crush, C5-C9: scoring the reveal, the ladder, cleanup, drawing, the next attacker.
 
-A mixin of :class:`referee.games.royal_crush.RoyalCrush`, like ``royal_crush_conquest``.
+Part of :class:`referee.games.royal_crush.rules.Rules`, like ``conquest.py``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class AftermathRules:
             slot = q.slots.get(p)
             cards = slot.shown if slot else []
             order_known = slot.order_known if slot else True
-            keep, back = validate_slot(cards, order_known, p not in q.allies, self.rules)
+            keep, back = validate_slot(cards, order_known, p not in q.allies, self.scoring)
             counted[p] = keep
             if slot:
                 slot.returned = sorted(back)
@@ -49,7 +49,7 @@ class AftermathRules:
                 s.bump("returned_cards")
         order = [p for p in s.clockwise_from(q.attacker) if p in counted]
         sides = {p: q.side_of(p) or "" for p in order}
-        res = resolve(order, q.victim, sides, counted, self.rules)
+        res = resolve(order, q.victim, sides, counted, self.scoring)
         q.resolution = res
         s.phase = ROLLOFF  # until decided below
         if res.kings == 1:
@@ -178,7 +178,7 @@ class AftermathRules:
     @handles(ReturnCard)
     def _do_ReturnCard(self, s: CrushState, m: ReturnCard) -> list[Announcement]:
         if s.phase not in (ROLLOFF, CLEANUP):
-            raise IllegalMove(f"No card goes back to a hand now: {self._expect(s)}")
+            raise IllegalMove(f"No card goes back to a hand now: {self.expect(s)}")
         slot = self._slot_with(s, m.player, m.card)
         if m.card not in slot.returned:
             raise IllegalMove(f"{m.card} counted: it goes under the draw pile, not back to the hand")

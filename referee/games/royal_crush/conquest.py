@@ -1,6 +1,6 @@
 """Royal Crush, C1-C4: declaring the victim, alliances, face-down commitments, the reveal.
 
-A mixin of :class:`referee.games.royal_crush.RoyalCrush`: each ``_do_<Move>`` mutates the
+Part of :class:`referee.games.royal_crush.rules.Rules`: each ``@handles`` method mutates the
 private copy of the state it is given or raises IllegalMove with the reason a player reads.
 """
 
@@ -211,7 +211,7 @@ class ConquestRules:
         if s.phase not in (ALLIANCES, COMMIT):
             if s.phase == REVEAL:
                 raise IllegalMove("The countdown has started: no more cards may be placed")
-            raise IllegalMove(f"No commitments now: {self._expect(s)}")
+            raise IllegalMove(f"No commitments now: {self.expect(s)}")
         err = self._commit_error(s, m.player, m.side)
         if err:
             raise IllegalMove(err)
@@ -245,7 +245,7 @@ class ConquestRules:
     def _countdown_error(self, s: CrushState) -> str | None:
         q = s.conquest
         if q is None or s.phase not in (ALLIANCES, COMMIT):
-            return f"No countdown now: {self._expect(s)}"
+            return f"No countdown now: {self.expect(s)}"
         if s.phase == ALLIANCES and q.allies:
             return "Lock the sides and let the allies commit first"
         waiting = self._allies_waiting(q)

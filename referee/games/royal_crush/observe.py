@@ -137,12 +137,12 @@ def interpret_observation(game: RoyalCrush, s: CrushState, obs: Any) -> list[Mov
             return [Roll(d["player"], values)]
         waiting = [p for p in s.rollers if p not in s.rolls]
         if not waiting:
-            raise IllegalMove(f"No dice roll is due now: {game._expect(s)}")
+            raise IllegalMove(f"No dice roll is due now: {game.rules.expect(s)}")
         return [Roll(p, values) for p in waiting]
     if t == "ladder":
         return [CheckLadder(d["player"], d["spot"])]
     if q is None:
-        raise IllegalMove(f"Not now: {game._expect(s)}")
+        raise IllegalMove(f"Not now: {game.rules.expect(s)}")
     principals = [p for p in (q.attacker, q.victim) if p]
     if t == "declare":
         return [Declare(d.get("attacker", q.attacker), d["victim"])]
@@ -164,7 +164,7 @@ def interpret_observation(game: RoyalCrush, s: CrushState, obs: Any) -> list[Mov
             return [LockSides()]
         if s.phase == COMMIT:
             return [Countdown()]
-        raise IllegalMove(f"Nothing to end now: {game._expect(s)}")
+        raise IllegalMove(f"Nothing to end now: {game.rules.expect(s)}")
     if t == "reveal":
         cards = tuple((p, _cards(d[p], "", p)) for p in game.players if p in d)
         return [Reveal(cards, d.get("order", "placed") == "placed")]

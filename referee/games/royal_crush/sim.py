@@ -12,16 +12,15 @@ seen on a mat) so that the referee asks; the simulator then answers with the tru
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 from referee.cards import Card, full_deck
-from referee.core import Move, Simulator, state_json
-from referee.errors import IllegalMove
+from referee.core import Move, Simulator
 from referee.games.royal_crush.state import (
     OVER,
     ROLLOFF,
     SIDES,
+    Commit,
     CrushState,
     Exclude,
     Flip,
@@ -75,32 +74,20 @@ class CrushSimulator(Simulator):
 
     def _say(self, s: CrushState, obs: Observation, truth: Move, precise: Observation | None = None):
         """``obs``, followed by the answer when the referee will ask about it."""
-        options = self._outcomes(s, obs)
-        if len(options) <= 1:
+        options = self.asked(s, obs)
+        if not options:
             return [obs]
-        keys = list(options)
-        if truth in options.values():
-            mine = keys[list(options.values()).index(truth)]
+        moves = [o.move for o in options]
+        if truth in moves:
+            mine = moves.index(truth)
         else:
-            mine = state_json(self.game.apply(s, truth).state)
+            key = self.game.outcome_key(self.game.apply(s, truth).state)
+            mine = [o.key for o in options].index(key)
         if precise is not None and self.rng.random() < 0.4:
             return [obs, precise]
         if self.rng.random() < 0.5:
-            return [obs, Observation.answer(keys.index(mine) + 1)]
-        return [obs, Observation.answer(self.game.choice_label(s, options[mine]))]
-
-    def _outcomes(self, s: CrushState, obs: Observation) -> dict[str, Move]:
-        """Distinct resulting states of an observation, as the core referee sees them."""
-        steps = []
-        for move in self.game.interpret(s, obs):
-            with contextlib.suppress(IllegalMove):
-                steps.append((move, self.game.apply(s, move).state))
-        if len(steps) <= 1:  # the core commits a single reading without asking
-            return {"single": steps[0][0]} if steps else {}
-        out: dict[str, Move] = {}
-        for move, after in steps:
-            out.setdefault(state_json(after), move)
-        return out
+            return [obs, Observation.answer(mine + 1)]
+        return [obs, Observation.answer(self.game.choice_label(s, moves[mine]))]
 
     # ---- deal and dice -------------------------------------------------------------------
     def _deal(self, s: CrushState) -> list[Observation]:
@@ -149,7 +136,8 @@ class CrushSimulator(Simulator):
         self.alliance_steps += 1
         g = self.game
         others = [p for p in s.active() if p not in (q.attacker, q.victim)]
-        joins = [(p, side) for p in others for side in SIDES if g._join_error(s, p, side) is None]
+        legal = set(g.legal_moves(s))  # the referee says who may join which side
+        joins = [(p, side) for p in others for side in SIDES if Join(p, side) in legal]
         r = self.rng.random()
         if self.alliance_steps < 7 and others:
             if joins and r < 0.45:
@@ -190,7 +178,8 @@ class CrushSimulator(Simulator):
 
     # ---- commitments ---------------------------------------------------------------------
     def _choose_ally_card(self, hand: list[Card]) -> Card:
-        attack = [c for c in hand if is_attack(c) or (c.is_joker and self.game.rules.ally_may_play_joker)]
+        joker = self.game.rules.scoring.ally_may_play_joker
+        attack = [c for c in hand if is_attack(c) or (c.is_joker and joker)]
         if attack and self.rng.random() < 0.9:
             return self.rng.choice(attack)
         return self.rng.choice(hand)
@@ -230,7 +219,8 @@ class CrushSimulator(Simulator):
                 self.plan[p] = self._make_plan(p)
         allies_left = [p for p in sorted(q.allies) if not self.placed.get(p)]
         principals_left = [p for p in (q.attacker, q.victim) if self.plan[p]]
-        ready = [p for p in allies_left + principals_left if g._commit_error(s, p, None) is None]
+        legal = set(g.legal_moves(s))
+        ready = [p for p in allies_left + principals_left if Commit(p) in legal]
         placed = [p for p, cards in self.placed.items() if cards]
         if placed and not self.took_back and self.rng.random() < 0.04:
             self.took_back = True

@@ -84,18 +84,10 @@ class RoyalFamilySimulator(Simulator):
 
     def _answering(self, st: RFState, obs: Observation, meant: Move) -> list[Observation]:
         """The observation, plus the answer when the referee will ask what it meant."""
-        try:
-            candidates = self.game.interpret(st, obs)
-        except Exception:
-            return [obs]
-        first_of: dict[str, Move] = {}  # the referee offers the first move of each outcome
-        for c in candidates:
-            try:
-                first_of.setdefault(self.game.outcome_key(self.game.apply(st, c).state), c)
-            except Exception:
-                continue
-        if len(first_of) > 1:
-            label_move = first_of[self.game.outcome_key(self.game.apply(st, meant).state)]
+        options = self.asked(st, obs)  # the referee offers the first move of each outcome
+        if options:
+            key = self.game.outcome_key(self.game.apply(st, meant).state)
+            label_move = next(o.move for o in options if o.key == key)
             return [obs, Observation.answer(self.game.choice_label(st, label_move))]
         return [obs]
 

@@ -11,12 +11,10 @@ so that the referee asks; the simulator answers with the truth.
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING
 
 from referee.cards import Card, full_deck
-from referee.core import Move, Simulator, state_json
-from referee.errors import IllegalMove
+from referee.core import Move, Simulator
 from referee.games.royal_shuffle.moves import Flip, Play
 from referee.games.royal_shuffle.rules import places_for
 from referee.games.royal_shuffle.scoring import best_settlement
@@ -133,10 +131,10 @@ class ShuffleSimulator(Simulator):
 
     def _say(self, s: ShuffleState, obs: Observation, truth: Move, precise: Observation) -> list[Observation]:
         """``obs``, followed by the answer when the referee will ask about it."""
-        options = self._outcomes(s, obs)
-        if len(options) <= 1:
+        options = self.asked(s, obs)
+        if not options:
             return [obs]
-        moves = list(options.values())
+        moves = [o.move for o in options]
         if truth not in moves:  # the referee cannot tell it: say it precisely instead
             return [precise]
         if self.rng.random() < 0.3:
@@ -145,15 +143,3 @@ class ShuffleSimulator(Simulator):
             return [obs, Observation.answer(moves.index(truth) + 1)]
         return [obs, Observation.answer(self.game.choice_label(s, truth))]
 
-    def _outcomes(self, s: ShuffleState, obs: Observation) -> dict[str, Move]:
-        """Distinct resulting states of an observation, as the core referee sees them."""
-        steps = []
-        for move in self.game.interpret(s, obs):
-            with contextlib.suppress(IllegalMove):
-                steps.append((move, self.game.apply(s, move).state))
-        if len(steps) <= 1:
-            return {"single": steps[0][0]} if steps else {}
-        out: dict[str, Move] = {}
-        for move, after in steps:
-            out.setdefault(state_json(after), move)
-        return out
