@@ -137,6 +137,10 @@ class Game(ABC):
     # header. Raise it when a change to the rules can make an old log replay to other
     # announcements; a log of another version is still resumed, with a warning.
     rules_version: ClassVar[int] = 1
+    # Move types ``legal_moves`` does not list in full (any set of revealed cards, any regrouping
+    # of a table): ``apply`` leaves them to the rules alone. Any other move it refuses unless
+    # listed. Each game says why for each of its own.
+    unlisted: ClassVar[frozenset[type[Move]]] = frozenset()
     # The game's frozen dataclass of variants (its ``variants.py``); ``self.v`` is one.
     variants: ClassVar[type[Any]]
 
@@ -234,6 +238,30 @@ class Game(ABC):
         return self._legal_moves(state)
 
     def apply(self, state: Any, move: Move) -> Step:
+        """The state after ``move`` (a new one) and what it produced; IllegalMove, ``state``
+        untouched, unless ``legal_moves`` lists the move. The rules' own refusal comes first,
+        for its reason; a move they take that is not listed is refused all the same, so a
+        game cannot accept what it does not list (as pgx's step refuses an illegal action), but for
+        the types it declares ``unlisted``."""
+        step = self.try_apply(state, move)
+        if type(move) not in self.unlisted and not self._listed(state, move):
+            raise IllegalMove(f"{move.describe()} is not a legal move now")
+        return step
+
+    def _listed(self, state: Any, move: Move) -> bool:
+        """Whether ``legal_moves(state)`` lists ``move``, asked once the rules took it; a game
+        whose listing is costly may answer it more cheaply, never otherwise. The listing of the
+        last state asked about is kept: the referee tries every reading of an observation on
+        the same state, and a state is not changed once made (``apply`` works on a copy)."""
+        last = self.__dict__.get("_last_listing")
+        if last is None or last[0] is not state:
+            last = (state, self._legal_moves(state))
+            self.__dict__["_last_listing"] = last
+        return move in last[1]
+
+    def try_apply(self, state: Any, move: Move) -> Step:
+        """What the rules make of ``move`` on a copy of ``state``, whether or not it is listed:
+        for a game whose ``_legal_moves`` lists the moves its rules take (Dukes Up!)."""
         if self.is_terminal(state):
             raise IllegalMove("The game is over")
         new = self.copy_state(state)

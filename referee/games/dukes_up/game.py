@@ -9,6 +9,7 @@ checks the state (cards conserved, counts consistent).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -31,6 +32,7 @@ from referee.games.dukes_up.moves import (
     PlaceDown,
     Regroup,
     ReturnCastle,
+    RevealDukes,
     Shift,
     SwitchIn,
     SwitchOut,
@@ -60,6 +62,9 @@ HALVES: dict[str, frozenset[Card]] = {p: frozenset(half_deck(p)) for p in PLAYER
 class DukesUp(Game):
     name = "dukes_up"
     variants = Variants
+    # Any two dukes each may be revealed, and any new grouping of the table read; the listing
+    # also leaves out a castle flipped as the draw step ends.
+    unlisted = frozenset({RevealDukes, Regroup, FlipCastle})
     players = PLAYERS
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "dukes_up", "table", "appeared")
@@ -88,13 +93,34 @@ class DukesUp(Game):
         cards are listed by every identity they could have. ``table`` regroupings are not
         enumerated: any rearrangement is a sequence of ``Shift`` moves."""
         out: list[Move] = []
-        for move in self._candidates(state):
+        for move in self._all_candidates(state):
             try:
-                self.apply(state, move)
+                self.try_apply(state, move)
             except IllegalMove:
                 continue
             out.append(move)
         return out
+
+    def _listed(self, state: DukesState, move: Move) -> bool:
+        """The listing is the candidates the rules take: asked of a move they took, whether
+        it is a candidate is the same answer, without trying every other. The listing names
+        where a card goes, not how the table is read then: a card laid on the table unnamed
+        (meld ``table``, grouped when the turn is validated) is listed as one put into a new
+        meld, a discard that reads the pool as melds as the plain discard."""
+        if getattr(move, "meld", None) == "table":
+            move = dataclasses.replace(move, meld=state.new_meld_id())
+        if isinstance(move, Discard) and move.melds is not None:
+            move = dataclasses.replace(move, melds=None)
+        return move in self._all_candidates(state)
+
+    def _all_candidates(self, state: DukesState) -> list[Move]:
+        candidates = self._candidates(state)
+        if state.phase == "second_discard" and not state.final_turn:
+            # The next player's first action ends the turn that offered a second discard.
+            ended = self.copy_state(state)
+            self.rules._end_turn(ended, [])
+            candidates += self._candidates(ended)
+        return list(dict.fromkeys(candidates))
 
     def _candidates(self, s: DukesState) -> list[Move]:
         if s.phase == "setup":

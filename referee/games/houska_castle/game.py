@@ -18,6 +18,7 @@ from referee.errors import IllegalMove, InvariantError
 from referee.games.houska_castle.moves import (
     FieldDraw,
     Play,
+    SetUp,
     TurnUp,
 )
 from referee.games.houska_castle.observe import interpret_observation, validate_observation
@@ -44,6 +45,8 @@ DECK: tuple[Card, ...] = tuple(full_deck(2))  # the 54 cards on the table, joker
 class HouskaCastle(Game):
     name = "houska_castle"
     variants = Variants
+    # The set-up reports the marker card and the monster pile's size: any of them.
+    unlisted = frozenset({SetUp})
     players = (HERO,)
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "setup", "no_marker", "appeared")

@@ -32,6 +32,7 @@ from referee.games.royal_crush.state import (
     Invite,
     Join,
     ReturnCard,
+    Reveal,
     Roll,
     Sweep,
     Uncommit,
@@ -45,6 +46,9 @@ class RoyalCrush(Game):
 
     name = "royal_crush"
     variants = Variants
+    # Any set of revealed commitments; a commitment with its side named (listed without), and a
+    # corrected roll (a misread die; listed are the rolls still due).
+    unlisted = frozenset({Reveal, Commit, Roll})
     players = player_ids(4)
     zones = zone_ids(player_ids(MAX_PLAYERS))
     observation_types = (

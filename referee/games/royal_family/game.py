@@ -9,8 +9,9 @@ from referee.announcements import Announcement, announce
 from referee.cards import Card, full_deck
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome, state_json
+from referee.games.royal_family.moves import CleanUp
 from referee.games.royal_family.observe import Interpreter
-from referee.games.royal_family.rules import Rules, choice_label
+from referee.games.royal_family.rules import Rules, Sequence, choice_label
 from referee.games.royal_family.state import (
     CASTLE_SUITS,
     PLAYERS,
@@ -26,6 +27,9 @@ class RoyalFamily(Game):
     variants = Variants
     players = PLAYERS
     zones = frozenset(ZONES)
+    # A clean-up is an instruction the referee gave (state.expected); a sequence is two moves
+    # one observation implies, each checked by the rules as it is applied.
+    unlisted = frozenset({CleanUp, Sequence})
 
     def __init__(self, config: GameConfig):
         super().__init__(config)

@@ -16,7 +16,7 @@ from referee.cards import Card
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
 from referee.games.royal_shuffle.invariants import check_state
-from referee.games.royal_shuffle.moves import Flip, Play
+from referee.games.royal_shuffle.moves import CountHand, Flip, Layout, Play, ShowHand
 from referee.games.royal_shuffle.observe import (
     OBSERVATION_TYPES,
     interpret_observation,
@@ -35,6 +35,10 @@ class RoyalShuffle(Game):
     zones = ZONES
     observation_types = OBSERVATION_TYPES
     variants = Variants
+    # A shown hand is any set of cards the hand may hold, a village's layout any pairing of its
+    # cards; a count of a hand (a check that changes nothing) is listed once the deal is over,
+    # not during it.
+    unlisted = frozenset({ShowHand, Layout, CountHand})
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
