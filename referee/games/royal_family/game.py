@@ -12,6 +12,7 @@ from referee.core import Game, Move, Outcome, state_json
 from referee.games.royal_family.moves import CleanUp
 from referee.games.royal_family.observe import Interpreter
 from referee.games.royal_family.rules import Rules, Sequence, choice_label
+from referee.games.royal_family.sim import RoyalFamilySimulator
 from referee.games.royal_family.state import (
     CASTLE_SUITS,
     PLAYERS,
@@ -91,4 +92,4 @@ class RoyalFamily(Game):
 
 
 GAME = RoyalFamily
-from referee.games.royal_family.sim import SIMULATOR  # noqa: E402,F401
+SIMULATOR = RoyalFamilySimulator
