@@ -2,8 +2,8 @@
 the table.
 
 Rules, formats and decisions: ``docs/rules/dukes_up.md``. Melds and
-the partition search live in ``dukes_up_melds``, the rules in ``dukes_up_rules``, the
-reading of observations in ``dukes_up_observe``; this module ties them to the core and
+the partition search live in ``melds.py``, the rules in ``rules.py``, the
+reading of observations in ``observe.py``; this module ties them to the core and
 checks the state (cards conserved, counts consistent).
 """
 

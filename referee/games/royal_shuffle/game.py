@@ -2,8 +2,8 @@
 the best settlement of every village, scored exactly.
 
 Rules, formats and decisions: ``docs/rules/royal_shuffle.md`` (A<n> is item n of its settled
-questions). The rules are in ``royal_shuffle_rules``, the village
-optimiser in ``royal_shuffle_scoring``; this module wires them to the referee core.
+questions). The rules are in ``rules.py``, the village
+optimiser in ``scoring.py``; this module wires them to the referee core.
 """
 
 from __future__ import annotations
