@@ -13,32 +13,13 @@ import dataclasses
 import json
 from typing import Any
 
+import referee.games.dukes_up.moves as mv
 from referee.announcements import Announcement, announce, legal
 from referee.cards import Card
 from referee.config import GameConfig
 from referee.core import Game, Move, Outcome, to_jsonable
 from referee.errors import IllegalMove, InvariantError, ObservationError
 from referee.games.dukes_up.melds import is_meld, show, sort_cards
-from referee.games.dukes_up.moves import (
-    ChooseFirst,
-    CreateDuke,
-    Discard,
-    Draw,
-    DrawDiscard,
-    EndTurn,
-    FlipCastle,
-    Meld,
-    PickUp,
-    PlaceDown,
-    Regroup,
-    ReturnCastle,
-    RevealDukes,
-    Shift,
-    SwitchIn,
-    SwitchOut,
-    TakeCastle,
-    TakeDuke,
-)
 from referee.games.dukes_up.observe import APPEAR_IN, interpret, validate_fields
 from referee.games.dukes_up.rules import Rules, side_summary
 from referee.games.dukes_up.sim import DukesSimulator
@@ -64,7 +45,7 @@ class DukesUp(Game):
     variants = Variants
     # Any two dukes each may be revealed, and any new grouping of the table read; the listing
     # also leaves out a castle flipped as the draw step ends.
-    unlisted = frozenset({RevealDukes, Regroup, FlipCastle})
+    unlisted = frozenset({mv.RevealDukes, mv.Regroup, mv.FlipCastle})
     players = PLAYERS
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "dukes_up", "table", "appeared")
@@ -109,7 +90,7 @@ class DukesUp(Game):
         meld, a discard that reads the pool as melds as the plain discard."""
         if getattr(move, "meld", None) == "table":
             move = dataclasses.replace(move, meld=state.new_meld_id())
-        if isinstance(move, Discard) and move.melds is not None:
+        if isinstance(move, mv.Discard) and move.melds is not None:
             move = dataclasses.replace(move, melds=None)
         return move in self._all_candidates(state)
 
@@ -124,34 +105,36 @@ class DukesUp(Game):
 
     def _candidates(self, s: DukesState) -> list[Move]:
         if s.phase == "setup":
-            return [m for p in PLAYERS for m in (Draw(p), PlaceDown(p, "castle"), PlaceDown(p, "dukes"),
-                                                 PickUp(p, "castle"), PickUp(p, "dukes"))]
+            return [m for p in PLAYERS for m in (mv.Draw(p), mv.PlaceDown(p, "castle"),
+                                                 mv.PlaceDown(p, "dukes"), mv.PickUp(p, "castle"),
+                                                 mv.PickUp(p, "dukes"))]
         if s.phase == "first":
-            return [ChooseFirst(p) for p in PLAYERS]
+            return [mv.ChooseFirst(p) for p in PLAYERS]
         p, q = s.active, other(s.active)
         me, opp = s.sides[p], s.sides[q]
         targets = [*s.melds, s.new_meld_id()]
         hand = list(me.hand_known) + (sorted(me.hidden) if me.hand_unknown else [])
-        moves: list[Move] = [Draw(p), EndTurn()]
+        moves: list[Move] = [mv.Draw(p), mv.EndTurn()]
         if me.discard:
-            moves.append(DrawDiscard(p, me.discard[-1]))
-        moves += [FlipCastle(p, c) for c in sorted(me.hidden)] if s.flip_due else []
+            moves.append(mv.DrawDiscard(p, me.discard[-1]))
+        moves += [mv.FlipCastle(p, c) for c in sorted(me.hidden)] if s.flip_due else []
         for c in hand:
-            moves += [Meld(p, c, t) for t in targets]
-            moves += [SwitchIn(p, c) if me.dukes or s.switch_out else CreateDuke(p, c), Discard(p, "hand", c)]
-        moves += [Discard(p, "draw_pile", c) for c in sorted(me.hidden)] if me.draw else []
+            moves += [mv.Meld(p, c, t) for t in targets]
+            switch = mv.SwitchIn(p, c) if me.dukes or s.switch_out else mv.CreateDuke(p, c)
+            moves += [switch, mv.Discard(p, "hand", c)]
+        moves += [mv.Discard(p, "draw_pile", c) for c in sorted(me.hidden)] if me.draw else []
         for key, cards in s.melds.items():
             for c in cards:
-                moves += [Shift(c, t) for t in targets if t != key]
-                moves.append(Discard(p, "table", c))
+                moves += [mv.Shift(c, t) for t in targets if t != key]
+                moves.append(mv.Discard(p, "table", c))
         for c in opp.dukes:
-            moves += [TakeDuke(q, c, t) for t in targets]
+            moves += [mv.TakeDuke(q, c, t) for t in targets]
         for side, who in ((opp, q), (me, p)):
             if side.castle_up is not None:
-                moves += [TakeCastle(who, side.castle_up, t) for t in targets]
+                moves += [mv.TakeCastle(who, side.castle_up, t) for t in targets]
         if s.last_stand is not None:
-            moves.append(ReturnCastle(p, s.last_stand))
-        moves += [SwitchOut(p, c) for c in me.dukes]
+            moves.append(mv.ReturnCastle(p, s.last_stand))
+        moves += [mv.SwitchOut(p, c) for c in me.dukes]
         return moves
 
     # ---- observations ------------------------------------------------------------------
@@ -175,17 +158,17 @@ class DukesUp(Game):
         return interpret(state, obs.type, obs.card, obs.src, obs.dst, obs.data, self.rules.ace_wrap)
 
     def choice_label(self, state: DukesState, move: Move) -> str:
-        if isinstance(move, (Discard, EndTurn)):
+        if isinstance(move, (mv.Discard, mv.EndTurn)):
             # which source (a card come up on the discard pile: hand or draw pile), and which
             # grouping of the cards laid this turn: the melds the reading makes or changes
             old = {frozenset(v) for v in state.melds.values()}
             groups = "/".join("+".join(map(str, sort_cards(m))) for m in move.melds or ()
                               if frozenset(m) not in old)
-            head = f"from_{move.source}" if isinstance(move, Discard) else "end_turn"
+            head = f"from_{move.source}" if isinstance(move, mv.Discard) else "end_turn"
             return f"{head}|{groups}" if groups else head
-        if isinstance(move, Regroup):
+        if isinstance(move, mv.Regroup):
             return "/".join("+".join(map(str, sort_cards(m))) for m in move.melds)
-        if isinstance(move, ChooseFirst):
+        if isinstance(move, mv.ChooseFirst):
             return move.player
         return move.describe()
 

@@ -14,30 +14,11 @@ from dataclasses import replace
 from itertools import product
 from typing import Any
 
+import referee.games.dukes_up.moves as mv
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
 from referee.games.dukes_up.melds import MeldCards, is_meld, partitions, pool_readings, show, sort_cards
-from referee.games.dukes_up.moves import (
-    ChooseFirst,
-    CreateDuke,
-    Discard,
-    Draw,
-    DrawDiscard,
-    EndTurn,
-    FlipCastle,
-    Meld,
-    PickUp,
-    PlaceDown,
-    Regroup,
-    ReturnCastle,
-    RevealDukes,
-    Shift,
-    SwitchIn,
-    SwitchOut,
-    TakeCastle,
-    TakeDuke,
-)
 from referee.games.dukes_up.state import PLAYERS, DukesState, owner, zone_of
 
 MAX_READINGS = 12  # more ways to read a table than this: ask the players to separate melds
@@ -91,18 +72,19 @@ def validate_fields(obs_type: str, data: dict[str, Any], prefix: str) -> None:
 def interpret(state: DukesState, obs_type: str, card: Card | None, src: str | None, dst: str | None,
               data: dict[str, Any], ace_wrap: bool) -> list[Move]:
     if obs_type == "dukes_up":
-        return [RevealDukes(tuple(_cards(data["black"], "black", "")), tuple(_cards(data["red"], "red", "")))]
+        black, red = _cards(data["black"], "black", ""), _cards(data["red"], "red", "")
+        return [mv.RevealDukes(tuple(black), tuple(red))]
     if obs_type == "table":
         return readings(clusters(data), ace_wrap)
     if obs_type == "end_turn":
-        return grouped(state, [EndTurn()], ace_wrap)
+        return grouped(state, [mv.EndTurn()], ace_wrap)
     if obs_type == "answer":
         choice = data.get("choice")
         if state.phase == "first":
             if choice in PLAYERS:
-                return [ChooseFirst(str(choice))]
+                return [mv.ChooseFirst(str(choice))]
             if choice in (1, 2):
-                return [ChooseFirst(PLAYERS[int(choice) - 1])]
+                return [mv.ChooseFirst(PLAYERS[int(choice) - 1])]
             raise IllegalMove(f"Answer black or red, not {choice!r}")
         raise IllegalMove(f"No question is open (answer {choice})")
     if obs_type == "appeared":
@@ -121,7 +103,7 @@ def appeared(state: DukesState, c: Card, dst: str) -> list[Move]:
     if kind == "castle":
         return [movement(state, c, dst, dst)]
     if kind == "discard_pile":
-        return [Discard(str(p), "hand", c), Discard(str(p), "draw_pile", c)]
+        return [mv.Discard(str(p), "hand", c), mv.Discard(str(p), "draw_pile", c)]
     return [movement(state, c, f"hand_{p or owner(c)}", dst)]
 
 
@@ -132,7 +114,7 @@ def grouped(state: DukesState, moves: list[Move], ace_wrap: bool) -> list[Move]:
     none: refused, nothing changes."""
     if not state.pool or state.phase not in ("draw", "play"):
         return moves
-    if not any(isinstance(m, (Discard, EndTurn)) for m in moves):
+    if not any(isinstance(m, (mv.Discard, mv.EndTurn)) for m in moves):
         return moves
     melds = list(state.melds.values())
     ways = pool_readings(melds, state.pool, ace_wrap, limit=MAX_READINGS + 1)
@@ -152,13 +134,13 @@ def movement(state: DukesState, c: Card, a: str, b: str) -> Move:
         raise IllegalMove("Dukes Up! is played without jokers")
     if c.is_back:
         if (ka, kb) == ("draw_pile", "hand") and pa == pb:
-            return Draw(str(pa))
+            return mv.Draw(str(pa))
         if ka == "hand" and kb in ("castle", "dukes") and pa == pb and state.phase == "setup":
-            return PlaceDown(str(pa), kb)
+            return mv.PlaceDown(str(pa), kb)
         if kb == "hand" and ka in ("castle", "dukes") and pa == pb and state.phase == "setup":
-            return PickUp(str(pa), ka)
+            return mv.PickUp(str(pa), ka)
         if ka == "castle" and kb == "meld":
-            return TakeCastle(str(pa), c, b)
+            return mv.TakeCastle(str(pa), c, b)
         raise IllegalMove("Show the card: only draws and set-up placements are face-down")
     if (ka, kb) == ("draw_pile", "hand"):
         raise IllegalMove("A drawn card stays hidden: report it as BACK")
@@ -175,29 +157,29 @@ def movement(state: DukesState, c: Card, a: str, b: str) -> Move:
             raise IllegalMove(f"A discard comes from your hand, your draw pile or the table, not {a}")
         if pa is not None and pa != pb:
             raise IllegalMove("Discards go to your own discard pile")
-        return Discard(str(pb), source, c)
+        return mv.Discard(str(pb), source, c)
     pair = (ka, kb)
     if pair == ("discard_pile", "hand"):
-        return DrawDiscard(str(pa), c)
+        return mv.DrawDiscard(str(pa), c)
     if pair == ("castle", "castle") and a == b:
-        return FlipCastle(str(pa), c)
+        return mv.FlipCastle(str(pa), c)
     if pair == ("hand", "meld"):
-        return Meld(str(pa), c, b)
+        return mv.Meld(str(pa), c, b)
     if ka in ("meld", "table") and kb == "meld":
-        return Shift(c, b)
+        return mv.Shift(c, b)
     if pair == ("dukes", "meld"):
-        return TakeDuke(str(pa), c, b)
+        return mv.TakeDuke(str(pa), c, b)
     if pair == ("castle", "meld"):
-        return TakeCastle(str(pa), c, b)
+        return mv.TakeCastle(str(pa), c, b)
     if ka in ("meld", "table") and kb == "castle":
-        return ReturnCastle(str(pb), c)
+        return mv.ReturnCastle(str(pb), c)
     if pair == ("dukes", "hand"):
-        return SwitchOut(str(pa), c)
+        return mv.SwitchOut(str(pa), c)
     if pair == ("hand", "dukes"):
         side = state.sides[str(pa)]
         if side.dukes or state.switch_out is not None or state.phase == "setup":
-            return SwitchIn(str(pa), c)
-        return CreateDuke(str(pa), c)
+            return mv.SwitchIn(str(pa), c)
+        return mv.CreateDuke(str(pa), c)
     raise IllegalMove(f"{c} cannot go from {a} to {b} in Dukes Up!")
 
 
@@ -220,4 +202,4 @@ def readings(table: list[list[Card]], ace_wrap: bool) -> list[Move]:
         total *= len(o)
     if total > MAX_READINGS:
         raise IllegalMove(f"Separate the melds: the table can be read {total} ways")
-    return [Regroup(tuple(m for part in combo for m in part)) for combo in product(*options)]
+    return [mv.Regroup(tuple(m for part in combo for m in part)) for combo in product(*options)]

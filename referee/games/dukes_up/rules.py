@@ -11,31 +11,12 @@ from __future__ import annotations
 
 import random
 
+import referee.games.dukes_up.moves as mv
 from referee.announcements import Announcement, announce, ask, legal, result, state_change
 from referee.cards import Card
 from referee.core import Move, handles, move_table
 from referee.errors import IllegalMove
 from referee.games.dukes_up.melds import meld_problem, show, sort_cards
-from referee.games.dukes_up.moves import (
-    ChooseFirst,
-    CreateDuke,
-    Discard,
-    Draw,
-    DrawDiscard,
-    EndTurn,
-    FlipCastle,
-    Meld,
-    PickUp,
-    PlaceDown,
-    Regroup,
-    ReturnCastle,
-    RevealDukes,
-    Shift,
-    SwitchIn,
-    SwitchOut,
-    TakeCastle,
-    TakeDuke,
-)
 from referee.games.dukes_up.state import (
     BLACK,
     CASTLE_BONUS,
@@ -55,12 +36,13 @@ from referee.games.dukes_up.variants import Variants
 Notes = list[Announcement]
 # Moves a player makes in their play phase (each one is a "play", A13).
 OWN_DUKE = "Your own dukes cannot go into a meld: switch one into your hand first (A8)"
-PLAYS = (Meld, Shift, TakeDuke, TakeCastle, ReturnCastle, SwitchOut, SwitchIn, CreateDuke, Regroup)
+PLAYS = (mv.Meld, mv.Shift, mv.TakeDuke, mv.TakeCastle, mv.ReturnCastle, mv.SwitchOut, mv.SwitchIn,
+         mv.CreateDuke, mv.Regroup)
 
 
 def actor(state: DukesState, move: Move) -> str | None:
     """Whose action ``move`` is (None: the active player's by nature, e.g. end_turn)."""
-    if isinstance(move, (TakeDuke, TakeCastle)):
+    if isinstance(move, (mv.TakeDuke, mv.TakeCastle)):
         return other(move.player) if move.player != state.active else state.active
     return getattr(move, "player", None)
 
@@ -79,15 +61,15 @@ class Rules:
             self._setup(s, move, notes)
             return
         if s.phase == "first":
-            if not isinstance(move, ChooseFirst):
+            if not isinstance(move, mv.ChooseFirst):
                 raise IllegalMove("Answer first: who plays first? (black / red)")
             s.first = move.player
             notes.append(announce(f"{move.player} plays first", event="FirstPlayer", player=move.player))
             self._start_turn(s, move.player, notes)
             return
         if s.phase == "second_discard":
-            if (isinstance(move, Discard) and move.player == s.active) or isinstance(move, EndTurn):
-                if isinstance(move, Discard):
+            if (isinstance(move, mv.Discard) and move.player == s.active) or isinstance(move, mv.EndTurn):
+                if isinstance(move, mv.Discard):
                     self._discard_card(s, move, notes)
                 self._end_turn(s, notes)
                 return
@@ -97,7 +79,7 @@ class Rules:
             self._end_turn(s, notes)
         who = actor(s, move)
         if who is not None and who != s.active:
-            if isinstance(move, Discard) and s.phase == "draw" and s.drawn == 0 and s.prev_played:
+            if isinstance(move, mv.Discard) and s.phase == "draw" and s.drawn == 0 and s.prev_played:
                 raise IllegalMove("Second discard only if you did not play")
             raise IllegalMove(f"It is {s.active}'s turn")
         step = self.turn_steps.get(type(move))
@@ -113,16 +95,16 @@ class Rules:
                 "Set-up first: each player draws 4, puts 1 castle and 2 dukes face-down, then dukes_up")
         step(s, move, notes)
 
-    @handles(Draw, step="setup")
-    def _setup_draw(self, s: DukesState, move: Draw, notes: Notes) -> None:
+    @handles(mv.Draw, step="setup")
+    def _setup_draw(self, s: DukesState, move: mv.Draw, notes: Notes) -> None:
         side = s.sides[move.player]
         if side.hand + side.setup_dukes + int(side.castle_down) >= SETUP_DRAW:
             raise IllegalMove(f"Set-up: {move.player} draws exactly {SETUP_DRAW} cards")
         side.draw -= 1
         side.hand += 1
 
-    @handles(PlaceDown, step="setup")
-    def _place_down(self, s: DukesState, move: PlaceDown, notes: Notes) -> None:
+    @handles(mv.PlaceDown, step="setup")
+    def _place_down(self, s: DukesState, move: mv.PlaceDown, notes: Notes) -> None:
         side = s.sides[move.player]
         if side.hand == 0:
             raise IllegalMove(f"{move.player} has no card in hand to place")
@@ -134,8 +116,8 @@ class Rules:
         else:
             side.setup_dukes += 1
 
-    @handles(PickUp, step="setup")
-    def _pick_up(self, s: DukesState, move: PickUp, notes: Notes) -> None:
+    @handles(mv.PickUp, step="setup")
+    def _pick_up(self, s: DukesState, move: mv.PickUp, notes: Notes) -> None:
         side = s.sides[move.player]
         there = side.castle_down if move.zone == "castle" else side.setup_dukes > 0
         if not there:
@@ -146,8 +128,8 @@ class Rules:
         else:
             side.setup_dukes -= 1
 
-    @handles(RevealDukes, step="setup")
-    def _reveal(self, s: DukesState, move: RevealDukes, notes: Notes) -> None:
+    @handles(mv.RevealDukes, step="setup")
+    def _reveal(self, s: DukesState, move: mv.RevealDukes, notes: Notes) -> None:
         for p, dukes in ((BLACK, move.black), (RED, move.red)):
             side = s.sides[p]
             if len(dukes) != DUKES_AT_SETUP:
@@ -228,8 +210,8 @@ class Rules:
         else:
             self._close_draw(s, notes)
 
-    @handles(Draw)
-    def _turn_draw(self, s: DukesState, move: Draw, notes: Notes) -> None:
+    @handles(mv.Draw)
+    def _turn_draw(self, s: DukesState, move: mv.Draw, notes: Notes) -> None:
         self._draw(s, move.player, notes)
 
     def _draw(self, s: DukesState, p: str, notes: Notes) -> None:
@@ -258,8 +240,8 @@ class Rules:
         notes.append(state_change(f"{p}'s draw pile is empty: shuffle the discard pile into a new draw "
                                   f"pile ({side.draw} cards)", event="Reshuffle", player=p))
 
-    @handles(DrawDiscard)
-    def _draw_discard(self, s: DukesState, move: DrawDiscard, notes: Notes) -> None:
+    @handles(mv.DrawDiscard)
+    def _draw_discard(self, s: DukesState, move: mv.DrawDiscard, notes: Notes) -> None:
         if not self.v.draw_from_discard:
             raise IllegalMove("Draw from your draw pile (draw_from_discard is off)")
         side = s.sides[move.player]
@@ -276,8 +258,8 @@ class Rules:
         s.drawn += 1
         self._check_exhaustion(s, notes)
 
-    @handles(FlipCastle)
-    def _flip(self, s: DukesState, move: FlipCastle, notes: Notes) -> None:
+    @handles(mv.FlipCastle)
+    def _flip(self, s: DukesState, move: mv.FlipCastle, notes: Notes) -> None:
         self._close_draw(s, notes)
         side = s.sides[move.player]
         if not s.flip_due:
@@ -299,20 +281,20 @@ class Rules:
         if s.flip_due:
             raise IllegalMove("Flip your castle first")
         pending = s.switch_out is not None or s.switch_in is not None
-        completes = (s.switch_out is not None and isinstance(move, SwitchIn)) or (
-            s.switch_in is not None and isinstance(move, SwitchOut))
+        completes = (s.switch_out is not None and isinstance(move, mv.SwitchIn)) or (
+            s.switch_in is not None and isinstance(move, mv.SwitchOut))
         if pending and not completes:
             raise IllegalMove(self._switch_problem(s) or "Finish the duke switch first")
         if self.plays[type(move)](s, move, notes) is not False:  # False: the same table again
             s.played = True
 
-    @handles(Meld, step="play")
-    def _meld(self, s: DukesState, move: Meld, notes: Notes) -> None:
+    @handles(mv.Meld, step="play")
+    def _meld(self, s: DukesState, move: mv.Meld, notes: Notes) -> None:
         self._take_from_hand(s, move.player, move.card)
         self._put(s, move.card, move.meld)
 
-    @handles(Shift, step="play")
-    def _shift(self, s: DukesState, move: Shift, notes: Notes) -> None:
+    @handles(mv.Shift, step="play")
+    def _shift(self, s: DukesState, move: mv.Shift, notes: Notes) -> None:
         if move.card in s.pool:
             s.pool.remove(move.card)
             self._put(s, move.card, move.meld)
@@ -325,13 +307,13 @@ class Rules:
         self._remove_from_table(s, move.card)
         self._put(s, move.card, move.meld)
 
-    @handles(TakeDuke, step="play")
-    def _meld_duke(self, s: DukesState, move: TakeDuke, notes: Notes) -> None:
+    @handles(mv.TakeDuke, step="play")
+    def _meld_duke(self, s: DukesState, move: mv.TakeDuke, notes: Notes) -> None:
         self._take_duke(s, move.player, move.card, notes)
         self._put(s, move.card, move.meld)
 
-    @handles(TakeCastle, step="play")
-    def _meld_castle(self, s: DukesState, move: TakeCastle, notes: Notes) -> None:
+    @handles(mv.TakeCastle, step="play")
+    def _meld_castle(self, s: DukesState, move: mv.TakeCastle, notes: Notes) -> None:
         self._take_castle(s, move.player, move.card, notes)
         self._put(s, move.card, move.meld)
 
@@ -394,8 +376,8 @@ class Rules:
         notes.append(state_change(f"{s.active} takes {p}'s castle {card}", event="TakeCastle",
                                   card=str(card)))
 
-    @handles(ReturnCastle, step="play")
-    def _return_castle(self, s: DukesState, move: ReturnCastle, notes: Notes) -> None:
+    @handles(mv.ReturnCastle, step="play")
+    def _return_castle(self, s: DukesState, move: mv.ReturnCastle, notes: Notes) -> None:
         if move.player != s.active or s.last_stand != move.card:
             raise IllegalMove("Table cards cannot return to hand: only a last-stand castle goes back")
         self._remove_from_table(s, move.card)
@@ -403,10 +385,11 @@ class Rules:
         notes.append(state_change(f"{move.card} is back face-up on castle_{move.player}",
                                   event="ReturnCastle"))
 
-    @handles(SwitchOut, SwitchIn, CreateDuke, step="play")
-    def _duke_change(self, s: DukesState, move: SwitchOut | SwitchIn | CreateDuke, notes: Notes) -> None:
+    @handles(mv.SwitchOut, mv.SwitchIn, mv.CreateDuke, step="play")
+    def _duke_change(self, s: DukesState, move: mv.SwitchOut | mv.SwitchIn | mv.CreateDuke,
+                     notes: Notes) -> None:
         side = s.sides[move.player]
-        if isinstance(move, CreateDuke):
+        if isinstance(move, mv.CreateDuke):
             if side.dukes or s.switch_out is not None:
                 raise IllegalMove("A new duke only when you have none (A7)")
             if s.created_duke:
@@ -418,7 +401,7 @@ class Rules:
             return
         if self.v.no_switch_first_turn and s.turn == 1:
             raise IllegalMove("No duke switch on the first player's first turn (no_switch_first_turn)")
-        if isinstance(move, SwitchOut):
+        if isinstance(move, mv.SwitchOut):
             if move.card not in side.dukes:
                 raise IllegalMove(f"{move.card} is not one of {move.player}'s dukes")
             if move.card == s.switch_in:
@@ -444,8 +427,8 @@ class Rules:
         else:
             s.switch_in = move.card
 
-    @handles(Regroup, step="play")
-    def _regroup(self, s: DukesState, move: Regroup, notes: Notes) -> bool:
+    @handles(mv.Regroup, step="play")
+    def _regroup(self, s: DukesState, move: mv.Regroup, notes: Notes) -> bool:
         """The camera's new table: check conservation, take the new cards from where they can
         only have come from, and adopt the melds. False if nothing changed."""
         before = s.table_cards()
@@ -539,8 +522,8 @@ class Rules:
         notes.append(state_change("Table read: " + " | ".join(f"{k} {show(s.melds[k])}" for k in changed),
                                   event="TableRead"))
 
-    @handles(Discard)
-    def _discard(self, s: DukesState, move: Discard, notes: Notes) -> None:
+    @handles(mv.Discard)
+    def _discard(self, s: DukesState, move: mv.Discard, notes: Notes) -> None:
         self._close_draw(s, notes)
         self._adopt(s, move.melds, notes)
         self._validate(s, notes)
@@ -555,7 +538,7 @@ class Rules:
             return
         self._end_turn(s, notes)
 
-    def _discard_card(self, s: DukesState, move: Discard, notes: Notes) -> None:
+    def _discard_card(self, s: DukesState, move: mv.Discard, notes: Notes) -> None:
         p, card = move.player, move.card
         side = s.sides[p]
         if owner(card) != p:
@@ -598,8 +581,8 @@ class Rules:
                     return True
         return False
 
-    @handles(EndTurn)
-    def _end_turn_request(self, s: DukesState, move: EndTurn, notes: Notes) -> None:
+    @handles(mv.EndTurn)
+    def _end_turn_request(self, s: DukesState, move: mv.EndTurn, notes: Notes) -> None:
         self._close_draw(s, notes)
         self._adopt(s, move.melds, notes)
         self._validate(s, notes)

@@ -6,30 +6,9 @@ checks, so the moves offered and the moves accepted can never disagree.
 
 from __future__ import annotations
 
+import referee.games.houska_castle.moves as mv
 from referee.cards import Card
 from referee.core import handles
-from referee.games.houska_castle.moves import (
-    AceToRewards,
-    Cleanup,
-    CollectReward,
-    Concede,
-    Cross,
-    Draw,
-    DrawAce,
-    EndTurn,
-    FieldDraw,
-    MarkerIn,
-    MarkerOut,
-    MonsterAce,
-    MonsterPileAce,
-    NoMarker,
-    Play,
-    RevealMonster,
-    SetUp,
-    TurnDown,
-    TurnUp,
-    UseHeroPoint,
-)
 from referee.games.houska_castle.state import (
     FIELD,
     FIELDS,
@@ -80,9 +59,9 @@ class Checks:
     def _front(self, s: HouskaState, kind: str) -> Duty | None:
         return s.duties[0] if s.duties and s.duties[0].kind == kind else None
 
-    @handles(SetUp, step="reason")
+    @handles(mv.SetUp, step="reason")
 
-    def _r_setup(self, s: HouskaState, m: SetUp) -> str | None:
+    def _r_setup(self, s: HouskaState, m: mv.SetUp) -> str | None:
         if s.phase != "setup":
             return "The game is already set up"
         if m.marker.rank != "5":
@@ -105,9 +84,9 @@ class Checks:
             return "Set up first: report the Max HP marker (setup marker=5S)"
         return _phase_hint(s.phase, "Cards go to your hand only at HP Regen, a heal or a level-up")
 
-    @handles(Draw, step="reason")
+    @handles(mv.Draw, step="reason")
 
-    def _r_draw(self, s: HouskaState, m: Draw) -> str | None:
+    def _r_draw(self, s: HouskaState, m: mv.Draw) -> str | None:
         if m.card.rank == "A":
             return f"{m.card} is an artifact: put it on artifacts, not in your hand"
         if not self._front(s, "heal"):
@@ -116,9 +95,9 @@ class Checks:
                 return why
         return self._combat_card(s, m.card)
 
-    @handles(DrawAce, step="reason")
+    @handles(mv.DrawAce, step="reason")
 
-    def _r_draw_ace(self, s: HouskaState, m: DrawAce) -> str | None:
+    def _r_draw_ace(self, s: HouskaState, m: mv.DrawAce) -> str | None:
         if m.card.rank != "A":
             return f"Only aces go to artifacts, not {m.card}"
         d = s.duties[0] if s.duties else None
@@ -130,9 +109,9 @@ class Checks:
             return self._busy(s)
         return self._draw_context(s) or self._combat_card(s, m.card)
 
-    @handles(MarkerIn, step="reason")
+    @handles(mv.MarkerIn, step="reason")
 
-    def _r_marker_in(self, s: HouskaState, m: MarkerIn) -> str | None:
+    def _r_marker_in(self, s: HouskaState, m: mv.MarkerIn) -> str | None:
         d = self._front(s, "marker")
         if d is None or len(s.marker) != 1:
             return self._busy(s) or "The Max HP marker changes only at a level-up"
@@ -140,9 +119,9 @@ class Checks:
             return f"The new Max HP marker must be a {rank_text(d.rank)}, not {m.card}"
         return self._combat_card(s, m.card)
 
-    @handles(MarkerOut, step="reason")
+    @handles(mv.MarkerOut, step="reason")
 
-    def _r_marker_out(self, s: HouskaState, m: MarkerOut) -> str | None:
+    def _r_marker_out(self, s: HouskaState, m: mv.MarkerOut) -> str | None:
         d = self._front(s, "marker")
         if d is None:
             return self._busy(s) or "The Max HP marker changes only at a level-up"
@@ -152,9 +131,9 @@ class Checks:
             return f"The old marker is {s.marker[0]}, not {m.card}"
         return None
 
-    @handles(NoMarker, step="reason")
+    @handles(mv.NoMarker, step="reason")
 
-    def _r_no_marker(self, s: HouskaState, m: NoMarker) -> str | None:
+    def _r_no_marker(self, s: HouskaState, m: mv.NoMarker) -> str | None:
         d = self._front(s, "marker")
         if d is None or len(s.marker) != 1:
             return self._busy(s) or "There is no level-up search now"
@@ -164,13 +143,13 @@ class Checks:
             return f"{known[0]} went back into combat_pile: look again for a {r}"
         return None
 
-    @handles(RevealMonster, MonsterPileAce, step="reason")
+    @handles(mv.RevealMonster, mv.MonsterPileAce, step="reason")
 
-    def _r_reveal_monster(self, s: HouskaState, m: RevealMonster | MonsterPileAce) -> str | None:
+    def _r_reveal_monster(self, s: HouskaState, m: mv.RevealMonster | mv.MonsterPileAce) -> str | None:
         ace = m.card.rank == "A"
-        if isinstance(m, RevealMonster) and ace:
+        if isinstance(m, mv.RevealMonster) and ace:
             return f"An ace is not a monster: put {m.card} in monster_rewards"
-        if isinstance(m, MonsterPileAce) and not ace:
+        if isinstance(m, mv.MonsterPileAce) and not ace:
             return f"Only aces go to monster_rewards; {m.card} is a monster for monster_slot"
         busy = self._busy(s)
         if busy:
@@ -185,9 +164,9 @@ class Checks:
             return f"{m.card} went back into combat_pile: it cannot be in monster_pile"
         return f"{m.card} cannot be in monster_pile: it is on {s.locate(m.card)}"
 
-    @handles(FieldDraw, step="reason")
+    @handles(mv.FieldDraw, step="reason")
 
-    def _r_field_draw(self, s: HouskaState, m: FieldDraw) -> str | None:
+    def _r_field_draw(self, s: HouskaState, m: mv.FieldDraw) -> str | None:
         c = m.card
         if m.to not in FIELDS:
             return f"Cards from combat_pile go to a field, not {m.to}"
@@ -229,9 +208,9 @@ class Checks:
             return f"An ace drawn for the monster goes to monster_rewards: put {c} there"
         return self._combat_card(s, c)
 
-    @handles(MonsterAce, step="reason")
+    @handles(mv.MonsterAce, step="reason")
 
-    def _r_monster_ace(self, s: HouskaState, m: MonsterAce) -> str | None:
+    def _r_monster_ace(self, s: HouskaState, m: mv.MonsterAce) -> str | None:
         if m.card.rank != "A":
             return f"Only aces go to monster_rewards, not {m.card}"
         d = s.duties[0] if s.duties else None
@@ -252,9 +231,9 @@ class Checks:
             return f"An ace the Hero draws is an artifact: put {m.card} on artifacts"
         return _phase_hint(s.phase, "No card is drawn for the monster now")
 
-    @handles(TurnUp, step="reason")
+    @handles(mv.TurnUp, step="reason")
 
-    def _r_turn_up(self, s: HouskaState, m: TurnUp) -> str | None:
+    def _r_turn_up(self, s: HouskaState, m: mv.TurnUp) -> str | None:
         if s.hidden_count() == 0:
             return f"There is no face-down observation card for {m.card} to be"
         if m.to not in FIELDS:
@@ -285,9 +264,9 @@ class Checks:
                 return "No Hero Queen is waiting to steal: turn the card up on monster_field"
         return None
 
-    @handles(TurnDown, step="reason")
+    @handles(mv.TurnDown, step="reason")
 
-    def _r_turn_down(self, s: HouskaState, m: TurnDown) -> str | None:
+    def _r_turn_down(self, s: HouskaState, m: mv.TurnDown) -> str | None:
         d = self._front(s, "nullify")
         f = s.find(m.card)
         if d is None or d.card != m.card:
@@ -309,9 +288,9 @@ class Checks:
         f = s.find(d.card)
         return f is not None and f.zone == "hero_field" and f.side == MONSTER
 
-    @handles(Play, step="reason")
+    @handles(mv.Play, step="reason")
 
-    def _r_play(self, s: HouskaState, m: Play) -> str | None:
+    def _r_play(self, s: HouskaState, m: mv.Play) -> str | None:
         c = m.card
         if c not in s.hand:
             return f"{c} is not in your hand (it is on {s.locate(c)})"
@@ -338,9 +317,9 @@ class Checks:
             return "No monster Queen is waiting to steal: play onto hero_field"
         return None
 
-    @handles(Cross, step="reason")
+    @handles(mv.Cross, step="reason")
 
-    def _r_cross(self, s: HouskaState, m: Cross) -> str | None:
+    def _r_cross(self, s: HouskaState, m: mv.Cross) -> str | None:
         d = self._front(s, "steal")
         f = s.find(m.card)
         if d is None or d.card != m.card or f is None:
@@ -349,17 +328,17 @@ class Checks:
             return f"{m.card} goes under the Queen on {FIELD[f.side]}"
         return None
 
-    @handles(AceToRewards, step="reason")
+    @handles(mv.AceToRewards, step="reason")
 
-    def _r_ace_to_rewards(self, s: HouskaState, m: AceToRewards) -> str | None:
+    def _r_ace_to_rewards(self, s: HouskaState, m: mv.AceToRewards) -> str | None:
         d = self._front(s, "to_rewards")
         if d is None or d.card != m.card:
             return self._busy(s) or f"{m.card} does not go to monster_rewards now"
         return None
 
-    @handles(Cleanup, step="reason")
+    @handles(mv.Cleanup, step="reason")
 
-    def _r_cleanup(self, s: HouskaState, m: Cleanup) -> str | None:
+    def _r_cleanup(self, s: HouskaState, m: mv.Cleanup) -> str | None:
         if s.phase != "cleanup":
             return _phase_hint(s.phase, "Cards go back under combat_pile only at cleanup")
         if m.src == "monster_slot":
@@ -371,9 +350,9 @@ class Checks:
             return f"{m.card} is not on {m.src}"
         return None
 
-    @handles(CollectReward, step="reason")
+    @handles(mv.CollectReward, step="reason")
 
-    def _r_collect(self, s: HouskaState, m: CollectReward) -> str | None:
+    def _r_collect(self, s: HouskaState, m: mv.CollectReward) -> str | None:
         if m.card not in s.rewards:
             return f"{m.card} is not in monster_rewards"
         busy = self._busy(s)
@@ -383,9 +362,9 @@ class Checks:
             return _phase_hint(s.phase, "Rewards are collected after the monster is defeated and cleaned up")
         return None
 
-    @handles(UseHeroPoint, step="reason")
+    @handles(mv.UseHeroPoint, step="reason")
 
-    def _r_hero_point(self, s: HouskaState, m: UseHeroPoint) -> str | None:
+    def _r_hero_point(self, s: HouskaState, m: mv.UseHeroPoint) -> str | None:
         if s.hero_points == 0:
             return "No Hero Points left"
         busy = self._busy(s)
@@ -395,9 +374,9 @@ class Checks:
             return _phase_hint(s.phase, "Use a Hero Point when no step is half done")
         return None
 
-    @handles(EndTurn, step="reason")
+    @handles(mv.EndTurn, step="reason")
 
-    def _r_end_turn(self, s: HouskaState, m: EndTurn) -> str | None:
+    def _r_end_turn(self, s: HouskaState, m: mv.EndTurn) -> str | None:
         busy = self._busy(s)
         if busy:
             return busy
@@ -412,12 +391,12 @@ class Checks:
         if s.phase == "regen":
             return None
         if s.phase == "death":
-            return self._r_concede(s, Concede())
+            return self._r_concede(s, mv.Concede())
         return _phase_hint(s.phase, "Nothing to end now")
 
-    @handles(Concede, step="reason")
+    @handles(mv.Concede, step="reason")
 
-    def _r_concede(self, s: HouskaState, m: Concede) -> str | None:
+    def _r_concede(self, s: HouskaState, m: mv.Concede) -> str | None:
         if s.phase != "death":
             return "No question about defeat is open"
         if self.death_mandatory:

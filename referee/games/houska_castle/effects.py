@@ -5,31 +5,10 @@ Each ``_e_<move>`` mutates a private copy; forced consequences follow in ``Rules
 
 from __future__ import annotations
 
+import referee.games.houska_castle.moves as mv
 from referee.announcements import Announcement, announce, damage, state_change
 from referee.cards import Card, full_deck
 from referee.core import handles
-from referee.games.houska_castle.moves import (
-    AceToRewards,
-    Cleanup,
-    CollectReward,
-    Concede,
-    Cross,
-    Draw,
-    DrawAce,
-    EndTurn,
-    FieldDraw,
-    MarkerIn,
-    MarkerOut,
-    MonsterAce,
-    MonsterPileAce,
-    NoMarker,
-    Play,
-    RevealMonster,
-    SetUp,
-    TurnDown,
-    TurnUp,
-    UseHeroPoint,
-)
 from referee.games.houska_castle.state import (
     HERO,
     HERO_CARD,
@@ -49,8 +28,8 @@ class Effects:
     replace_stolen: bool
 
     # ==== effects ==========================================================================
-    @handles(SetUp)
-    def _e_setup(self, s: HouskaState, m: SetUp, notes: list[Announcement]) -> None:
+    @handles(mv.SetUp)
+    def _e_setup(self, s: HouskaState, m: mv.SetUp, notes: list[Announcement]) -> None:
         s.marker = [m.marker]
         s.pool = set(PILE_CARDS - {m.marker})
         s.monster_pile, s.combat_pile = m.monster_pile, 50 - m.monster_pile
@@ -61,48 +40,48 @@ class Effects:
             f"combat_pile {s.combat_pile}. Deal 5 cards from combat_pile into hand",
             max_hp=5, monster_pile=s.monster_pile, combat_pile=s.combat_pile))
 
-    @handles(Draw)
+    @handles(mv.Draw)
 
-    def _e_draw(self, s: HouskaState, m: Draw, notes: list[Announcement]) -> None:
+    def _e_draw(self, s: HouskaState, m: mv.Draw, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         s.hand.append(m.card)
         if not s.duties:
             s.regen_draws += 1
 
-    @handles(DrawAce)
+    @handles(mv.DrawAce)
 
-    def _e_draw_ace(self, s: HouskaState, m: DrawAce, notes: list[Announcement]) -> None:
+    def _e_draw_ace(self, s: HouskaState, m: mv.DrawAce, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         if not s.duties:
             s.regen_draws += 1
         s.duties[0:0] = self._level_up(s, m.card, notes)
 
-    @handles(MarkerIn)
+    @handles(mv.MarkerIn)
 
-    def _e_marker_in(self, s: HouskaState, m: MarkerIn, notes: list[Announcement]) -> None:
+    def _e_marker_in(self, s: HouskaState, m: mv.MarkerIn, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         s.marker.append(m.card)
 
-    @handles(MarkerOut)
+    @handles(mv.MarkerOut)
 
-    def _e_marker_out(self, s: HouskaState, m: MarkerOut, notes: list[Announcement]) -> None:
+    def _e_marker_out(self, s: HouskaState, m: mv.MarkerOut, notes: list[Announcement]) -> None:
         s.marker.pop(0)
         s.combat_known.add(m.card)
         s.combat_pile += 1
         s.duties.pop(0)
         notes.append(state_change(f"Max HP marker is now {s.marker[0]}", max_hp=s.max_hp))
 
-    @handles(NoMarker)
+    @handles(mv.NoMarker)
 
-    def _e_no_marker(self, s: HouskaState, m: NoMarker, notes: list[Announcement]) -> None:
+    def _e_no_marker(self, s: HouskaState, m: mv.NoMarker, notes: list[Announcement]) -> None:
         s.duties.pop(0)
         notes.append(state_change(
             f"No {rank_text(s.max_hp)} in combat_pile: the referee keeps Max HP {s.max_hp}",
             max_hp=s.max_hp))
 
-    @handles(RevealMonster)
+    @handles(mv.RevealMonster)
 
-    def _e_reveal_monster(self, s: HouskaState, m: RevealMonster, notes: list[Announcement]) -> None:
+    def _e_reveal_monster(self, s: HouskaState, m: mv.RevealMonster, notes: list[Announcement]) -> None:
         c = m.card
         s.pool.discard(c)
         s.monster_pile -= 1
@@ -119,9 +98,9 @@ class Effects:
             s.steals[MONSTER].append(c)
             notes.append(state_change(f"Monster {c} will steal the Hero's next card", queen=str(c)))
 
-    @handles(MonsterPileAce)
+    @handles(mv.MonsterPileAce)
 
-    def _e_monster_pile_ace(self, s: HouskaState, m: MonsterPileAce, notes: list[Announcement]) -> None:
+    def _e_monster_pile_ace(self, s: HouskaState, m: mv.MonsterPileAce, notes: list[Announcement]) -> None:
         s.pool.discard(m.card)
         s.monster_pile -= 1
         s.rewards.append(m.card)
@@ -140,9 +119,9 @@ class Effects:
         s.table.append(f)
         return f
 
-    @handles(FieldDraw)
+    @handles(mv.FieldDraw)
 
-    def _e_field_draw(self, s: HouskaState, m: FieldDraw, notes: list[Announcement]) -> None:
+    def _e_field_draw(self, s: HouskaState, m: mv.FieldDraw, notes: list[Announcement]) -> None:
         d = s.duties[0] if s.duties else None
         if m.card is None:  # face-down observation card
             s.combat_pile -= 1
@@ -166,16 +145,16 @@ class Effects:
         else:
             self._new_field_card(s, m.card, "monster_field", MONSTER, "observation")
 
-    @handles(MonsterAce)
+    @handles(mv.MonsterAce)
 
-    def _e_monster_ace(self, s: HouskaState, m: MonsterAce, notes: list[Announcement]) -> None:
+    def _e_monster_ace(self, s: HouskaState, m: mv.MonsterAce, notes: list[Announcement]) -> None:
         self._take(s, m.card)
         s.rewards.append(m.card)
         notes.append(state_change(f"{m.card} is a reward under the monster: draw a replacement"))
 
-    @handles(TurnUp)
+    @handles(mv.TurnUp)
 
-    def _e_turn_up(self, s: HouskaState, m: TurnUp, notes: list[Announcement]) -> None:
+    def _e_turn_up(self, s: HouskaState, m: mv.TurnUp, notes: list[Announcement]) -> None:
         if s.phase == "hero":  # turning the hidden card up ends a one-card initial attack
             self._start_monster_step(s, notes)
         f = next(g for g in s.table if g.card is None)
@@ -200,9 +179,9 @@ class Effects:
             new.append(Duty("monster_play"))
         s.duties[0:0] = new
 
-    @handles(TurnDown)
+    @handles(mv.TurnDown)
 
-    def _e_turn_down(self, s: HouskaState, m: TurnDown, notes: list[Announcement]) -> None:
+    def _e_turn_down(self, s: HouskaState, m: mv.TurnDown, notes: list[Announcement]) -> None:
         f = s.find(m.card)
         assert f is not None
         f.face_up = False
@@ -218,9 +197,9 @@ class Effects:
         f = self._new_field_card(s, c, zone, HERO, "play")
         return self._placed(s, f, notes)
 
-    @handles(Play)
+    @handles(mv.Play)
 
-    def _e_play(self, s: HouskaState, m: Play, notes: list[Announcement]) -> None:
+    def _e_play(self, s: HouskaState, m: mv.Play, notes: list[Announcement]) -> None:
         if m.first:
             # The other initial card, taken by the Queen, actually went down second: undo its
             # placement, then place this card and that one again in the right order.
@@ -239,17 +218,17 @@ class Effects:
             new = self._hero_place(s, m.card, m.to, notes)
         s.duties.extend(new)
 
-    @handles(Cross)
+    @handles(mv.Cross)
 
-    def _e_cross(self, s: HouskaState, m: Cross, notes: list[Announcement]) -> None:
+    def _e_cross(self, s: HouskaState, m: mv.Cross, notes: list[Announcement]) -> None:
         f = s.find(m.card)
         assert f is not None
         f.zone = m.to
         s.duties.pop(0)
 
-    @handles(AceToRewards)
+    @handles(mv.AceToRewards)
 
-    def _e_ace_to_rewards(self, s: HouskaState, m: AceToRewards, notes: list[Announcement]) -> None:
+    def _e_ace_to_rewards(self, s: HouskaState, m: mv.AceToRewards, notes: list[Announcement]) -> None:
         f = s.find(m.card)
         assert f is not None
         s.table.remove(f)
@@ -257,9 +236,9 @@ class Effects:
         s.duties.pop(0)
         notes.append(state_change(f"{m.card} is a reward under the monster: draw a replacement"))
 
-    @handles(Cleanup)
+    @handles(mv.Cleanup)
 
-    def _e_cleanup(self, s: HouskaState, m: Cleanup, notes: list[Announcement]) -> None:
+    def _e_cleanup(self, s: HouskaState, m: mv.Cleanup, notes: list[Announcement]) -> None:
         if m.src == "monster_slot":
             s.monster = None
         else:
@@ -269,15 +248,15 @@ class Effects:
         s.combat_known.add(m.card)
         s.combat_pile += 1
 
-    @handles(CollectReward)
+    @handles(mv.CollectReward)
 
-    def _e_collect(self, s: HouskaState, m: CollectReward, notes: list[Announcement]) -> None:
+    def _e_collect(self, s: HouskaState, m: mv.CollectReward, notes: list[Announcement]) -> None:
         s.rewards.remove(m.card)
         s.duties[0:0] = self._level_up(s, m.card, notes)
 
-    @handles(UseHeroPoint)
+    @handles(mv.UseHeroPoint)
 
-    def _e_hero_point(self, s: HouskaState, m: UseHeroPoint, notes: list[Announcement]) -> None:
+    def _e_hero_point(self, s: HouskaState, m: mv.UseHeroPoint, notes: list[Announcement]) -> None:
         s.hero_points -= 1
         s.hero_points_used += 1
         if len(s.hand) >= s.max_hp:
@@ -292,18 +271,18 @@ class Effects:
             s.phase, s.exchange, s.placed, s.hero_done = "hero", s.exchange + 1, 0, False
             s.exchanges += 1
 
-    @handles(EndTurn)
+    @handles(mv.EndTurn)
 
-    def _e_end_turn(self, s: HouskaState, m: EndTurn, notes: list[Announcement]) -> None:
+    def _e_end_turn(self, s: HouskaState, m: mv.EndTurn, notes: list[Announcement]) -> None:
         if s.phase == "hero":
             s.hero_done = True
         elif s.phase == "regen":
             s.phase = "reveal"
         else:
-            self._e_concede(s, Concede(), notes)
+            self._e_concede(s, mv.Concede(), notes)
 
-    @handles(Concede)
+    @handles(mv.Concede)
 
-    def _e_concede(self, s: HouskaState, m: Concede, notes: list[Announcement]) -> None:
+    def _e_concede(self, s: HouskaState, m: mv.Concede, notes: list[Announcement]) -> None:
         h, mm = s.sums()
         self._defeat(s, notes, f"Hero {h} vs Monster {mm}: the Hero declines his Hero Point")

@@ -6,31 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import referee.games.houska_castle.moves as mv
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.houska_castle.moves import (
-    AceToRewards,
-    Cleanup,
-    CollectReward,
-    Concede,
-    Cross,
-    Draw,
-    DrawAce,
-    EndTurn,
-    FieldDraw,
-    MarkerIn,
-    MarkerOut,
-    MonsterAce,
-    MonsterPileAce,
-    NoMarker,
-    Play,
-    RevealMonster,
-    SetUp,
-    TurnDown,
-    TurnUp,
-    UseHeroPoint,
-)
 from referee.games.houska_castle.rules import Rules
 from referee.games.houska_castle.state import (
     FIELDS,
@@ -41,15 +20,15 @@ from referee.observations import Observation
 
 # Movements whose meaning does not depend on the card: (from, to) -> move type.
 _SIMPLE: dict[tuple[str, str], type] = {
-    ("combat_pile", "hand"): Draw,
-    ("combat_pile", "artifacts"): DrawAce,
-    ("combat_pile", "max_hp_card"): MarkerIn,
-    ("max_hp_card", "combat_pile"): MarkerOut,
-    ("monster_pile", "monster_slot"): RevealMonster,
-    ("monster_pile", "monster_rewards"): MonsterPileAce,
-    ("combat_pile", "monster_rewards"): MonsterAce,
-    ("monster_field", "monster_rewards"): AceToRewards,
-    ("monster_rewards", "artifacts"): CollectReward,
+    ("combat_pile", "hand"): mv.Draw,
+    ("combat_pile", "artifacts"): mv.DrawAce,
+    ("combat_pile", "max_hp_card"): mv.MarkerIn,
+    ("max_hp_card", "combat_pile"): mv.MarkerOut,
+    ("monster_pile", "monster_slot"): mv.RevealMonster,
+    ("monster_pile", "monster_rewards"): mv.MonsterPileAce,
+    ("combat_pile", "monster_rewards"): mv.MonsterAce,
+    ("monster_field", "monster_rewards"): mv.AceToRewards,
+    ("monster_rewards", "artifacts"): mv.CollectReward,
 }
 
 
@@ -73,11 +52,11 @@ def interpret_observation(rules: Rules, state: HouskaState, obs: Observation) ->
     """Candidate moves of one observation; ``rules`` decides between readings."""
     t = obs.type
     if t == "setup":
-        return [SetUp(Card.parse(obs.data["marker"]), int(obs.data.get("monster_pile", 25)))]
+        return [mv.SetUp(Card.parse(obs.data["marker"]), int(obs.data.get("monster_pile", 25)))]
     if t == "no_marker":
-        return [NoMarker()]
+        return [mv.NoMarker()]
     if t == "end_turn":
-        return [EndTurn()]
+        return [mv.EndTurn()]
     if t == "answer":
         return _answer(state, obs.data.get("choice"))
     if t == "appeared":
@@ -86,7 +65,7 @@ def interpret_observation(rules: Rules, state: HouskaState, obs: Observation) ->
     assert c is not None and a is not None and b is not None
     if c.is_joker:
         if (a, b) == ("hero_points", "hero_points_used"):
-            return [UseHeroPoint()]
+            return [mv.UseHeroPoint()]
         if b in FIELDS:
             raise IllegalMove("Jokers are Hero Points, not attack cards")
         raise IllegalMove("A joker only moves from hero_points to hero_points_used (a Hero Point)")
@@ -99,34 +78,34 @@ def interpret_observation(rules: Rules, state: HouskaState, obs: Observation) ->
             raise IllegalMove(f"Only cards on a field are turned over, not on {a}")
         f = state.find(c)
         if f is not None and f.zone == a:
-            return [TurnDown(c, a)]
+            return [mv.TurnDown(c, a)]
         if a == "monster_field":
-            return [TurnUp(c)]
+            return [mv.TurnUp(c)]
         raise IllegalMove(f"{c} is not on {a}")
     simple = _SIMPLE.get((a, b))
     if simple is not None:
         return [simple(c)]
     if a == "combat_pile" and b in FIELDS:
-        return [FieldDraw(c, b)]
+        return [mv.FieldDraw(c, b)]
     if a == "hand" and b in FIELDS:
-        play = Play(c, b)
+        play = mv.Play(c, b)
         if b == "hero_field" and rules.reorder_open(state):
-            return [play, Play(c, b, first=True)]
+            return [play, mv.Play(c, b, first=True)]
         return [play]
     if a in FIELDS and b in FIELDS:
         f = state.find(c)
         if f is None and a == "monster_field" and state.hidden_count():
-            return [TurnUp(c, b)]
-        return [Cross(c, b)]
+            return [mv.TurnUp(c, b)]
+        return [mv.Cross(c, b)]
     if b == "combat_pile" and (a in FIELDS or a == "monster_slot"):
-        return [Cleanup(c, a)]
+        return [mv.Cleanup(c, a)]
     raise IllegalMove(f"{c} cannot go from {a} to {b} in Houska Castle")
 
 
 def _answer(state: HouskaState, choice: Any) -> list[Move]:
     if state.phase == "death":
         if choice in ("defeat", 2):
-            return [Concede()]
+            return [mv.Concede()]
         if choice in ("hero_point", 1):
             raise IllegalMove("Use the Hero Point by moving a joker from hero_points to hero_points_used")
     raise IllegalMove(f"No question is open (answer {choice})")
@@ -137,19 +116,19 @@ def _appeared(state: HouskaState, c: Card | None, b: str | None) -> list[Move]:
     or the hidden observation card turned up (and carried over when stolen at once). The
     legal moves decide; when both are legal (mid-observation) the referee asks."""
     assert c is not None and b is not None
-    draw = FieldDraw(c, b)
-    return [TurnUp(c, b), draw] if state.hidden_count() and state.unseen(c) else [draw]
+    draw = mv.FieldDraw(c, b)
+    return [mv.TurnUp(c, b), draw] if state.hidden_count() and state.unseen(c) else [draw]
 
 
 def _face_down(state: HouskaState, a: str, b: str) -> list[Move]:
     """A face-down card moved: an observation card, or a nullified card at cleanup (the
     referee knows which from history: the earliest face-down card on that field)."""
     if (a, b) == ("combat_pile", "monster_field"):
-        return [FieldDraw(None, b)]
+        return [mv.FieldDraw(None, b)]
     if b == "combat_pile" and a in FIELDS:
         for f in state.table:
             if f.zone == a and not f.face_up and f.card is not None:
-                return [Cleanup(f.card, a)]
+                return [mv.Cleanup(f.card, a)]
         raise IllegalMove(f"There is no face-down card on {a} to put back")
     raise IllegalMove(
         "A face-down card only goes from combat_pile to monster_field (observation) "

@@ -13,33 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import referee.games.houska_castle.moves as mv
 from referee.announcements import Announcement, announce, ask, damage, result, state_change
 from referee.cards import SUIT_NAMES, SUITS, Card
 from referee.core import Move, move_table
 from referee.games.houska_castle.checks import Checks
 from referee.games.houska_castle.effects import Effects
-from referee.games.houska_castle.moves import (
-    AceToRewards,
-    Cleanup,
-    CollectReward,
-    Concede,
-    Cross,
-    Draw,
-    DrawAce,
-    EndTurn,
-    FieldDraw,
-    MarkerIn,
-    MarkerOut,
-    MonsterAce,
-    MonsterPileAce,
-    NoMarker,
-    Play,
-    RevealMonster,
-    SetUp,
-    TurnDown,
-    TurnUp,
-    UseHeroPoint,
-)
 from referee.games.houska_castle.state import (
     FIELD,
     FIELDS,
@@ -107,29 +86,29 @@ class Rules(Checks, Effects):
         if d is not None:
             out += self._duty_candidates(s, d, cards)
         elif s.phase == "setup":
-            out += [SetUp(Card("5", suit)) for suit in SUITS]
+            out += [mv.SetUp(Card("5", suit)) for suit in SUITS]
         elif s.phase in ("regen", "reveal"):
-            out += _draws(cards("combat")) + [EndTurn(), UseHeroPoint()]
-            out += [MonsterPileAce(c) if c.rank == "A" else RevealMonster(c) for c in cards("monster")]
+            out += _draws(cards("combat")) + [mv.EndTurn(), mv.UseHeroPoint()]
+            out += [mv.MonsterPileAce(c) if c.rank == "A" else mv.RevealMonster(c) for c in cards("monster")]
         elif s.phase == "observe":
-            out.append(FieldDraw(None, "monster_field"))
-            out += [MonsterAce(c) if c.rank == "A" else FieldDraw(c, "monster_field")
+            out.append(mv.FieldDraw(None, "monster_field"))
+            out += [mv.MonsterAce(c) if c.rank == "A" else mv.FieldDraw(c, "monster_field")
                     for c in cards("combat")]
             if s.hidden_count():
-                out += [TurnUp(c) for c in cards("hidden")]
+                out += [mv.TurnUp(c) for c in cards("hidden")]
         elif s.phase == "hero":
-            out += [Play(c, f) for c in s.hand for f in sorted(FIELDS)]
-            out += [EndTurn(), UseHeroPoint()]
+            out += [mv.Play(c, f) for c in s.hand for f in sorted(FIELDS)]
+            out += [mv.EndTurn(), mv.UseHeroPoint()]
             if s.hidden_count():
-                out += [TurnUp(c, f) for c in cards("hidden") for f in sorted(FIELDS)]
+                out += [mv.TurnUp(c, f) for c in cards("hidden") for f in sorted(FIELDS)]
         elif s.phase == "death":
-            out += [UseHeroPoint(), EndTurn(), Concede()]
+            out += [mv.UseHeroPoint(), mv.EndTurn(), mv.Concede()]
         elif s.phase == "cleanup":
-            out += [Cleanup(f.card, f.zone) for f in s.table if f.card is not None]
+            out += [mv.Cleanup(f.card, f.zone) for f in s.table if f.card is not None]
             if s.monster is not None:
-                out.append(Cleanup(s.monster, "monster_slot"))
+                out.append(mv.Cleanup(s.monster, "monster_slot"))
         elif s.phase == "rewards":
-            out += [CollectReward(c) for c in s.rewards] + [UseHeroPoint()]
+            out += [mv.CollectReward(c) for c in s.rewards] + [mv.UseHeroPoint()]
         return [m for m in out if self.reason(s, m) is None]
 
     def _duty_candidates(self, s: HouskaState, d: Duty, cards: Callable[..., list[Card]]) -> list[Move]:
@@ -138,29 +117,29 @@ class Rules(Checks, Effects):
             return _draws(cards("combat"))
         if k == "marker":
             if len(s.marker) == 1:
-                return [MarkerIn(c) for c in cards("marker", d.rank)] + [NoMarker()]
-            return [MarkerOut(s.marker[0])]
+                return [mv.MarkerIn(c) for c in cards("marker", d.rank)] + [mv.NoMarker()]
+            return [mv.MarkerOut(s.marker[0])]
         if k in ("bodyguard", "monster_play"):
             out: list[Move] = []
             for c in cards("combat"):
                 if c.rank == "A":
-                    out.append(DrawAce(c) if d.side == HERO else MonsterAce(c))
+                    out.append(mv.DrawAce(c) if d.side == HERO else mv.MonsterAce(c))
                 else:
-                    out += [FieldDraw(c, f) for f in sorted(FIELDS)]
+                    out += [mv.FieldDraw(c, f) for f in sorted(FIELDS)]
             return out
         if k == "steal":
             f = s.find(d.card) if d.card else None
-            out = [Cross(d.card, FIELD[f.side])] if f is not None and d.card is not None else []
+            out = [mv.Cross(d.card, FIELD[f.side])] if f is not None and d.card is not None else []
             if self.reorder_open(s):
-                out += [Play(c, "hero_field", first) for c in s.hand for first in (False, True)]
+                out += [mv.Play(c, "hero_field", first) for c in s.hand for first in (False, True)]
             return out
         if k == "nullify":
             f = s.find(d.card) if d.card else None
-            return [TurnDown(d.card, f.zone)] if f is not None and d.card is not None else []
+            return [mv.TurnDown(d.card, f.zone)] if f is not None and d.card is not None else []
         if k == "reveal":
-            return [TurnUp(c, f) for c in cards("hidden") for f in sorted(FIELDS)]
+            return [mv.TurnUp(c, f) for c in cards("hidden") for f in sorted(FIELDS)]
         if k == "to_rewards" and d.card is not None:
-            return [AceToRewards(d.card)]
+            return [mv.AceToRewards(d.card)]
         return []
 
     # ==== settle: forced consequences =====================================================
@@ -480,10 +459,10 @@ def plural(n: int, word: str) -> str:
 
 
 def _draws(cards: list[Card]) -> list[Move]:
-    return [DrawAce(c) if c.rank == "A" else Draw(c) for c in cards]
+    return [mv.DrawAce(c) if c.rank == "A" else mv.Draw(c) for c in cards]
 
 
 def _touches_field(move: Move) -> bool:
-    return isinstance(move, (FieldDraw, TurnUp, TurnDown, Play, Cross, MonsterAce, AceToRewards,
-                             DrawAce))
+    return isinstance(move, (mv.FieldDraw, mv.TurnUp, mv.TurnDown, mv.Play, mv.Cross, mv.MonsterAce,
+                             mv.AceToRewards, mv.DrawAce))
 

@@ -12,38 +12,18 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+import referee.games.houska_castle.moves as mv
 from referee.cards import SUITS, Card, full_deck
 from referee.core import Game, Move, Simulator
-from referee.games.houska_castle.moves import (
-    AceToRewards,
-    Cleanup,
-    CollectReward,
-    Concede,
-    Cross,
-    Draw,
-    DrawAce,
-    EndTurn,
-    FieldDraw,
-    MarkerIn,
-    MarkerOut,
-    MonsterAce,
-    MonsterPileAce,
-    NoMarker,
-    Play,
-    RevealMonster,
-    TurnDown,
-    TurnUp,
-    UseHeroPoint,
-)
 from referee.games.houska_castle.state import HERO_CARD, HouskaState, rank_text
 from referee.observations import Observation
 
 # How often each kind of move is picked when several kinds are legal.
 WEIGHTS: dict[type, float] = {
-    Play: 4.0, Draw: 4.0, DrawAce: 4.0, EndTurn: 1.0, RevealMonster: 1.5, MonsterPileAce: 1.5,
-    UseHeroPoint: 0.04, TurnUp: 1.5, Concede: 0.5, Cross: 1.0,
+    mv.Play: 4.0, mv.Draw: 4.0, mv.DrawAce: 4.0, mv.EndTurn: 1.0, mv.RevealMonster: 1.5,
+    mv.MonsterPileAce: 1.5, mv.UseHeroPoint: 0.04, mv.TurnUp: 1.5, mv.Concede: 0.5, mv.Cross: 1.0,
 }
-DEATH_WEIGHTS: dict[type, float] = {UseHeroPoint: 6.0, EndTurn: 0.5, Concede: 0.5}
+DEATH_WEIGHTS: dict[type, float] = {mv.UseHeroPoint: 6.0, mv.EndTurn: 0.5, mv.Concede: 0.5}
 
 
 def _mv(card: Card | str, src: str, dst: str) -> Observation:
@@ -103,7 +83,7 @@ class HouskaSimulator(Simulator):
 
     def _possible(self, state: HouskaState, m: Move) -> bool:
         """Player choices are always possible; "no marker found" only if it is true."""
-        if isinstance(m, NoMarker):
+        if isinstance(m, mv.NoMarker):
             rank = rank_text(state.duties[0].rank)
             return not any(c.rank == rank for c in self.combat)
         return True
@@ -119,25 +99,25 @@ class HouskaSimulator(Simulator):
 
     def _observe(self, state: HouskaState, m: Any) -> list[Observation]:
         """The camera's view of move ``m``; updates the truth."""
-        if isinstance(m, (Draw, DrawAce, MarkerIn, MonsterAce)):
+        if isinstance(m, (mv.Draw, mv.DrawAce, mv.MarkerIn, mv.MonsterAce)):
             self.combat.remove(m.card)
-            dst = {Draw: "hand", DrawAce: "artifacts", MarkerIn: "max_hp_card",
-                   MonsterAce: "monster_rewards"}[type(m)]
+            dst = {mv.Draw: "hand", mv.DrawAce: "artifacts", mv.MarkerIn: "max_hp_card",
+                   mv.MonsterAce: "monster_rewards"}[type(m)]
             return [_mv(m.card, "combat_pile", dst)]
-        if isinstance(m, FieldDraw):
+        if isinstance(m, mv.FieldDraw):
             c = self.combat.pop()
             if m.card is None:
                 self.facedown.append(c)
                 return [_mv("BACK", "combat_pile", m.to)]
             return [_mv(c, "combat_pile", m.to)]
-        if isinstance(m, (RevealMonster, MonsterPileAce)):
+        if isinstance(m, (mv.RevealMonster, mv.MonsterPileAce)):
             self.monster_pile.pop()
-            dst = "monster_slot" if isinstance(m, RevealMonster) else "monster_rewards"
+            dst = "monster_slot" if isinstance(m, mv.RevealMonster) else "monster_rewards"
             return [_mv(m.card, "monster_pile", dst)]
-        if isinstance(m, MarkerOut):
+        if isinstance(m, mv.MarkerOut):
             self.combat.insert(0, m.card)
             return [_mv(m.card, "max_hp_card", "combat_pile")]
-        if isinstance(m, Cleanup):
+        if isinstance(m, mv.Cleanup):
             self.combat.insert(0, m.card)
             f = state.find(m.card)
             if f is not None and not f.face_up and self.rng.random() < 0.5:
@@ -145,28 +125,28 @@ class HouskaSimulator(Simulator):
                 if earliest is f:
                     return [_mv("BACK", m.src, "combat_pile")]
             return [_mv(m.card, m.src, "combat_pile")]
-        if isinstance(m, TurnUp):
+        if isinstance(m, mv.TurnUp):
             self.facedown.remove(m.card)
             return [_mv(m.card, "monster_field", m.to)]
-        if isinstance(m, TurnDown):
+        if isinstance(m, mv.TurnDown):
             return [_mv(m.card, m.zone, m.zone)]
-        if isinstance(m, Play):
+        if isinstance(m, mv.Play):
             return [_mv(m.card, "hand", m.to)]
-        if isinstance(m, Cross):
+        if isinstance(m, mv.Cross):
             f = state.find(m.card)
             assert f is not None
             return [_mv(m.card, f.zone, m.to)]
-        if isinstance(m, AceToRewards):
+        if isinstance(m, mv.AceToRewards):
             return [_mv(m.card, "monster_field", "monster_rewards")]
-        if isinstance(m, CollectReward):
+        if isinstance(m, mv.CollectReward):
             return [_mv(m.card, "monster_rewards", "artifacts")]
-        if isinstance(m, UseHeroPoint):
+        if isinstance(m, mv.UseHeroPoint):
             return [_mv("JK", "hero_points", "hero_points_used")]
-        if isinstance(m, EndTurn):
+        if isinstance(m, mv.EndTurn):
             return [Observation("end_turn")]
-        if isinstance(m, Concede):
+        if isinstance(m, mv.Concede):
             return [Observation.answer("defeat")]
-        if isinstance(m, NoMarker):
+        if isinstance(m, mv.NoMarker):
             return [Observation.of("no_marker")]
         raise AssertionError(f"no observation for {m.describe()}")
 

@@ -7,31 +7,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+import referee.games.royal_family.moves as mv
 from referee.announcements import Announcement, announce, ask, damage, legal, result, state_change
 from referee.cards import Card, full_deck
 from referee.core import Move, handler, handles, move_table
 from referee.errors import IllegalMove, InvariantError
-from referee.games.royal_family.moves import (
-    Assassinate,
-    AttackCastle,
-    AttackFortification,
-    Capture,
-    ClaimAce,
-    CleanUp,
-    Discard,
-    Execute,
-    FlopCard,
-    Fortify,
-    Kidnap,
-    NoBonus,
-    Pass,
-    PlaceResident,
-    Rescue,
-    SurpriseDamage,
-    SurpriseRemove,
-    TakeAssassin,
-    TakeFromDraw,
-)
 from referee.games.royal_family.state import (
     ALLIANCE,
     CASTLE_SUITS,
@@ -117,31 +97,31 @@ class Rules:
     def legal(self, st: RFState) -> list[Move]:
         p = st.active if st.order else None
         if st.phase == "flop":
-            return [FlopCard(c, f"flop_{st.flop_next}") for c in self.draw_pool(st)]
+            return [mv.FlopCard(c, f"flop_{st.flop_next}") for c in self.draw_pool(st)]
         assert p is not None
         if st.phase == "take":
-            moves: list[Move] = [TakeFromDraw(p, c) for c in self.draw_pool(st)]
+            moves: list[Move] = [mv.TakeFromDraw(p, c) for c in self.draw_pool(st)]
             for k in FLOPS:
                 top = st.top(k)
                 if top is not None:
                     moves += self.card_uses(st, p, top, k)
             if not moves:
-                moves.append(Pass(p))
+                moves.append(mv.Pass(p))
             return moves
         if st.phase == "staged":
             c = st.zones["staging"][-1]
             moves = self.card_uses(st, p, c, "staging")
-            moves += [Discard(p, c, "staging", z) for z in (*FLOPS, "discard_pile")]
+            moves += [mv.Discard(p, c, "staging", z) for z in (*FLOPS, "discard_pile")]
             return moves
         if st.phase == "surprise":
             own = self.residents(st, p)
             if own:
-                return [SurpriseRemove(p, m) for m in own]
-            return [SurpriseDamage(p, s) for s in SUITS_OF[p] if st.castle_status[s] == "active"]
+                return [mv.SurpriseRemove(p, m) for m in own]
+            return [mv.SurpriseDamage(p, s) for s in SUITS_OF[p] if st.castle_status[s] == "active"]
         if st.phase == "assassinate":
-            return [Assassinate(p, m) for m in self.residents(st, other(p))]
+            return [mv.Assassinate(p, m) for m in self.residents(st, other(p))]
         if st.phase == "bonus":
-            return self.bonus_moves(st, p) + [NoBonus(p)]
+            return self.bonus_moves(st, p) + [mv.NoBonus(p)]
         return []
 
     def draw_pool(self, st: RFState) -> list[Card]:
@@ -158,24 +138,24 @@ class Rules:
         moves: list[Move] = []
         s = suit_name(c)
         if self.is_troop(c) and OWNER.get(s) == p and st.castle_status[s] == "active":
-            moves.append(Fortify(p, c, source))
+            moves.append(mv.Fortify(p, c, source))
             for t in self.enemy_castles(st, p):
                 if st.zones[f"fort_{t}"]:
-                    moves.append(AttackFortification(p, c, source, t))
+                    moves.append(mv.AttackFortification(p, c, source, t))
                 elif self.enablers(st, p, s) or self.v.residentless_attack == "allowed":
-                    moves.append(AttackCastle(p, c, source, t))
+                    moves.append(mv.AttackCastle(p, c, source, t))
         elif c.is_face:
             if OWNER.get(s) == p and st.castle_status[s] in ("held", "active"):
-                moves.append(PlaceResident(p, c, source, s))
+                moves.append(mv.PlaceResident(p, c, source, s))
             elif c.color == other(p) and (from_flop or self.v.kidnap_from_draw):
-                moves += [Kidnap(p, c, source, d) for d in self.free_dungeons(st, p)]
+                moves += [mv.Kidnap(p, c, source, d) for d in self.free_dungeons(st, p)]
         elif c.rank == "A" and s == ALLIANCE[p] and st.castle_status[s] == "absent":
             if from_flop or self.v.claim_ace_from == "flop_or_draw":
-                moves.append(ClaimAce(p, c, source))
+                moves.append(mv.ClaimAce(p, c, source))
         elif c.rank == "2" and from_flop and self.residents(st, other(p)):
-            moves.append(TakeAssassin(p, c, source))
+            moves.append(mv.TakeAssassin(p, c, source))
         if from_flop and not self.v.flop_take_requires_use:
-            moves.append(Discard(p, c, source, "discard_pile"))
+            moves.append(mv.Discard(p, c, source, "discard_pile"))
         return moves
 
     def unusable_reason(self, st: RFState, p: str, c: Card, source: str) -> str:
@@ -211,20 +191,20 @@ class Rules:
             return []
         moves: list[Move] = []
         if "rescue" not in used:
-            moves += [Rescue(p, m) for m in st.zones[f"dungeon_{t}"] if self.family(p, m)]
+            moves += [mv.Rescue(p, m) for m in st.zones[f"dungeon_{t}"] if self.family(p, m)]
         if b["damaging"] and not b["rescue_only"]:
             members = st.zones[f"residents_{t}"]
             if "capture" not in used:
-                moves += [Capture(p, m, d) for m in members for d in self.free_dungeons(st, p)]
+                moves += [mv.Capture(p, m, d) for m in members for d in self.free_dungeons(st, p)]
             if "execute" not in used:
                 top = max((STATION[e.rank] for e in b["enablers"]), default=0)
-                moves += [Execute(p, m) for m in members if STATION[m.rank] < top]
+                moves += [mv.Execute(p, m) for m in members if STATION[m.rank] < top]
         return moves
 
     # ---- applying moves ----------------------------------------------------------------
     def apply(self, st: RFState, move: Move) -> list[Announcement]:
         notes: list[Announcement] = []
-        if isinstance(move, CleanUp):
+        if isinstance(move, mv.CleanUp):
             st.expected.remove((str(move.card), move.src, move.dst))
             return notes
         if isinstance(move, Sequence):
@@ -234,7 +214,7 @@ class Rules:
             return notes + self.apply(st, move.then)
         if st.phase != "flop" and getattr(move, "player", st.active) != st.active:
             raise IllegalMove(f"It is {who(st.active)}'s turn")
-        if not isinstance(move, (Rescue, Capture, Execute, NoBonus, Assassinate)):
+        if not isinstance(move, (mv.Rescue, mv.Capture, mv.Execute, mv.NoBonus, mv.Assassinate)):
             st.expected = []
         handler(self.handlers, move, "Royal Family")(st, move, notes)
         self._check_end(st, notes)
@@ -269,8 +249,8 @@ class Rules:
             notes.append(announce("Second joker! The age returns to revolution: both jokers go to the "
                                   "discard pile", event="AgeFlip", age=st.age))
 
-    @handles(FlopCard)
-    def _do_FlopCard(self, st: RFState, m: FlopCard, notes: list[Announcement]) -> None:
+    @handles(mv.FlopCard)
+    def _do_FlopCard(self, st: RFState, m: mv.FlopCard, notes: list[Announcement]) -> None:
         if st.phase != "flop":
             raise IllegalMove("It is not time to flop")
         self._take_from_pool(st, m.card, notes)
@@ -326,7 +306,7 @@ class Rules:
                 labels = [_use_label(u) for u in uses]
                 options[k] = labels
                 warn = ""
-                if any(isinstance(u, AttackCastle) and not self.enablers(st, p, suit_name(top))
+                if any(isinstance(u, mv.AttackCastle) and not self.enablers(st, p, suit_name(top))
                        for u in uses):
                     warn = f" (warning: no damage, {p} has no resident)"
                 parts.append(f"{k} {top}: {', '.join(dict.fromkeys(labels))}{warn}")
@@ -357,8 +337,8 @@ class Rules:
         if not any(not c.is_joker for c in self.draw_pool(st)):
             self._finish_flop(st, notes)
 
-    @handles(TakeFromDraw)
-    def _do_TakeFromDraw(self, st: RFState, m: TakeFromDraw, notes: list[Announcement]) -> None:
+    @handles(mv.TakeFromDraw)
+    def _do_TakeFromDraw(self, st: RFState, m: mv.TakeFromDraw, notes: list[Announcement]) -> None:
         if st.phase != "take":
             raise IllegalMove(f"Finish the turn first ({phase_hint(st)})")
         self._take_from_pool(st, m.card, notes)
@@ -411,8 +391,8 @@ class Rules:
             raise IllegalMove(self.unusable_reason(st, p, c, "staging"))
         return s
 
-    @handles(Fortify)
-    def _do_Fortify(self, st: RFState, m: Fortify, notes: list[Announcement]) -> None:
+    @handles(mv.Fortify)
+    def _do_Fortify(self, st: RFState, m: mv.Fortify, notes: list[Announcement]) -> None:
         s = self._check_troop(st, m.player, m.card)
         self._remove_source(st, m)
         fort = st.zones[f"fort_{s}"]
@@ -430,8 +410,9 @@ class Rules:
                                   event="Fortify", castle=s, card=str(m.card)))
         self._end_turn(st, notes)
 
-    @handles(AttackFortification)
-    def _do_AttackFortification(self, st: RFState, m: AttackFortification, notes: list[Announcement]) -> None:
+    @handles(mv.AttackFortification)
+    def _do_AttackFortification(self, st: RFState, m: mv.AttackFortification,
+                                notes: list[Announcement]) -> None:
         self._check_troop(st, m.player, m.card)
         t = m.target
         if t not in self.enemy_castles(st, m.player):
@@ -471,8 +452,8 @@ class Rules:
                 event="FortHit", castle=t, remaining=remaining - m.card.value))
         self._end_turn(st, notes)
 
-    @handles(AttackCastle)
-    def _do_AttackCastle(self, st: RFState, m: AttackCastle, notes: list[Announcement]) -> None:
+    @handles(mv.AttackCastle)
+    def _do_AttackCastle(self, st: RFState, m: mv.AttackCastle, notes: list[Announcement]) -> None:
         s = self._check_troop(st, m.player, m.card)
         t = m.target
         if t not in self.enemy_castles(st, m.player):
@@ -578,8 +559,8 @@ class Rules:
         if self.v.attack_bonus == "one" or not self.bonus_moves(st, st.active):
             self._finish_attack(st, notes)
 
-    @handles(Rescue)
-    def _do_Rescue(self, st: RFState, m: Rescue, notes: list[Announcement]) -> None:
+    @handles(mv.Rescue)
+    def _do_Rescue(self, st: RFState, m: mv.Rescue, notes: list[Announcement]) -> None:
         self._bonus_pre(st, m)
         t = st.bonus["target"]
         if m.member not in st.zones[f"dungeon_{t}"] or not self.family(m.player, m.member):
@@ -607,8 +588,8 @@ class Rules:
             raise IllegalMove("Only one bonus per attack")
         return t
 
-    @handles(Capture)
-    def _do_Capture(self, st: RFState, m: Capture, notes: list[Announcement]) -> None:
+    @handles(mv.Capture)
+    def _do_Capture(self, st: RFState, m: mv.Capture, notes: list[Announcement]) -> None:
         self._bonus_pre(st, m)
         t = self._member_of_target(st, m.member)
         if "capture" in st.bonus["used"]:
@@ -623,8 +604,8 @@ class Rules:
                                   event="Capture", card=str(m.member), dungeon=m.dungeon))
         self._bonus_post(st, "capture", notes)
 
-    @handles(Execute)
-    def _do_Execute(self, st: RFState, m: Execute, notes: list[Announcement]) -> None:
+    @handles(mv.Execute)
+    def _do_Execute(self, st: RFState, m: mv.Execute, notes: list[Announcement]) -> None:
         self._bonus_pre(st, m)
         t = self._member_of_target(st, m.member)
         if "execute" in st.bonus["used"]:
@@ -643,14 +624,14 @@ class Rules:
                                   card=str(m.member)))
         self._bonus_post(st, "execute", notes)
 
-    @handles(NoBonus)
-    def _do_NoBonus(self, st: RFState, m: NoBonus, notes: list[Announcement]) -> None:
+    @handles(mv.NoBonus)
+    def _do_NoBonus(self, st: RFState, m: mv.NoBonus, notes: list[Announcement]) -> None:
         if st.phase != "bonus":
             raise IllegalMove("There is no bonus to decline")
         self._finish_attack(st, notes)
 
-    @handles(PlaceResident)
-    def _do_PlaceResident(self, st: RFState, m: PlaceResident, notes: list[Announcement]) -> None:
+    @handles(mv.PlaceResident)
+    def _do_PlaceResident(self, st: RFState, m: mv.PlaceResident, notes: list[Announcement]) -> None:
         s = suit_name(m.card)
         if not m.card.is_face:
             raise IllegalMove("Only a Jack, Queen or King can be a resident")
@@ -670,8 +651,8 @@ class Rules:
                                       castle=s))
         self._end_turn(st, notes)
 
-    @handles(Kidnap)
-    def _do_Kidnap(self, st: RFState, m: Kidnap, notes: list[Announcement]) -> None:
+    @handles(mv.Kidnap)
+    def _do_Kidnap(self, st: RFState, m: mv.Kidnap, notes: list[Announcement]) -> None:
         if not (m.card.is_face and m.card.color == other(m.player)):
             raise IllegalMove("Only an opponent's Jack, Queen or King can be kidnapped")
         if m.source == "staging" and not self.v.kidnap_from_draw:
@@ -686,8 +667,8 @@ class Rules:
                                   event="Kidnap", card=str(m.card), dungeon=m.dungeon))
         self._end_turn(st, notes)
 
-    @handles(ClaimAce)
-    def _do_ClaimAce(self, st: RFState, m: ClaimAce, notes: list[Announcement]) -> None:
+    @handles(mv.ClaimAce)
+    def _do_ClaimAce(self, st: RFState, m: mv.ClaimAce, notes: list[Announcement]) -> None:
         s = ALLIANCE[m.player]
         if m.card != Card("A", SUIT_LETTER[s]):
             raise IllegalMove(f"{m.card} is not your alliance ace")
@@ -700,8 +681,8 @@ class Rules:
                                   "(active once a resident moves in)", event="ClaimAce", castle=s))
         self._end_turn(st, notes)
 
-    @handles(TakeAssassin)
-    def _do_TakeAssassin(self, st: RFState, m: TakeAssassin, notes: list[Announcement]) -> None:
+    @handles(mv.TakeAssassin)
+    def _do_TakeAssassin(self, st: RFState, m: mv.TakeAssassin, notes: list[Announcement]) -> None:
         if m.card.rank != "2" or m.source not in FLOPS:
             raise IllegalMove("An assassin is a face-up 2 taken from a flop pile")
         victims = self.residents(st, other(m.player))
@@ -711,13 +692,13 @@ class Rules:
         st.zones["discard_pile"].append(m.card)
         st.phase = "assassinate"
         if len(victims) == 1:
-            self._do_Assassinate(st, Assassinate(m.player, victims[0]), notes)
+            self._do_Assassinate(st, mv.Assassinate(m.player, victims[0]), notes)
             return
         notes.append(ask(f"{who(m.player)}'s assassin: which resident is killed?",
                          [str(v) for v in victims], event="Assassinate"))
 
-    @handles(Assassinate)
-    def _do_Assassinate(self, st: RFState, m: Assassinate, notes: list[Announcement]) -> None:
+    @handles(mv.Assassinate)
+    def _do_Assassinate(self, st: RFState, m: mv.Assassinate, notes: list[Announcement]) -> None:
         if st.phase != "assassinate":
             raise IllegalMove("Take a face-up 2 from a flop pile first")
         s = suit_name(m.victim)
@@ -730,8 +711,8 @@ class Rules:
                                   "discard pile", event="Assassinate", victim=str(m.victim)))
         self._end_turn(st, notes)
 
-    @handles(Discard)
-    def _do_Discard(self, st: RFState, m: Discard, notes: list[Announcement]) -> None:
+    @handles(mv.Discard)
+    def _do_Discard(self, st: RFState, m: mv.Discard, notes: list[Announcement]) -> None:
         if m.source in FLOPS:
             if self.v.flop_take_requires_use:
                 raise IllegalMove("A flop card must be used by a legal action, not discarded")
@@ -759,8 +740,8 @@ class Rules:
                         return
         self._end_turn(st, notes)
 
-    @handles(SurpriseRemove)
-    def _do_SurpriseRemove(self, st: RFState, m: SurpriseRemove, notes: list[Announcement]) -> None:
+    @handles(mv.SurpriseRemove)
+    def _do_SurpriseRemove(self, st: RFState, m: mv.SurpriseRemove, notes: list[Announcement]) -> None:
         if st.phase != "surprise":
             raise IllegalMove("There is no drawn 2 to resolve")
         s = suit_name(m.member)
@@ -775,8 +756,8 @@ class Rules:
                                   "on the discard pile", event="Surprised", removed=str(m.member)))
         self._end_turn(st, notes)
 
-    @handles(SurpriseDamage)
-    def _do_SurpriseDamage(self, st: RFState, m: SurpriseDamage, notes: list[Announcement]) -> None:
+    @handles(mv.SurpriseDamage)
+    def _do_SurpriseDamage(self, st: RFState, m: mv.SurpriseDamage, notes: list[Announcement]) -> None:
         if st.phase != "surprise":
             raise IllegalMove("There is no drawn 2 to resolve")
         if self.residents(st, m.player):
@@ -799,8 +780,8 @@ class Rules:
         if not self._loser(st):
             self._end_turn(st, notes)
 
-    @handles(Pass)
-    def _do_Pass(self, st: RFState, m: Pass, notes: list[Announcement]) -> None:
+    @handles(mv.Pass)
+    def _do_Pass(self, st: RFState, m: mv.Pass, notes: list[Announcement]) -> None:
         if st.phase != "take":
             raise IllegalMove("You can only pass instead of taking a card")
         if self.draw_pool(st) or any(
@@ -891,7 +872,7 @@ class Rules:
 def _use_label(m: Move) -> str:
     name = type(m).__name__
     target = getattr(m, "target", None) or getattr(m, "castle", None) or getattr(m, "dungeon", None)
-    if isinstance(m, Fortify):
+    if isinstance(m, mv.Fortify):
         target = suit_name(m.card)
     return f"{name} {target}" if target else name
 
@@ -901,9 +882,9 @@ def choice_label(move: Move) -> str:
     for attr in ("member", "victim"):
         if hasattr(move, attr):
             return str(getattr(move, attr))
-    if isinstance(move, SurpriseDamage):
+    if isinstance(move, mv.SurpriseDamage):
         return move.castle
-    if isinstance(move, (AttackCastle, AttackFortification)):
+    if isinstance(move, (mv.AttackCastle, mv.AttackFortification)):
         return f"attack_{move.target}"
     return type(move).__name__
 

@@ -8,36 +8,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import referee.games.royal_family.moves as mv
 from referee.cards import Card
 from referee.core import Move, Simulator
-from referee.games.royal_family.moves import (
-    Assassinate,
-    AttackCastle,
-    AttackFortification,
-    Capture,
-    ClaimAce,
-    Discard,
-    Execute,
-    FlopCard,
-    Fortify,
-    Kidnap,
-    NoBonus,
-    Pass,
-    PlaceResident,
-    Rescue,
-    SurpriseDamage,
-    SurpriseRemove,
-    TakeAssassin,
-    TakeFromDraw,
-)
 from referee.games.royal_family.state import SUITS_OF, RFState, suit_name
 from referee.observations import Observation
 
 # Weights of the random policy: aggressive enough that games end by the rules.
 WEIGHTS: dict[type, float] = {
-    AttackCastle: 6.0, AttackFortification: 4.0, PlaceResident: 4.0, Capture: 2.0, Execute: 2.0,
-    Rescue: 3.0, Kidnap: 1.5, ClaimAce: 3.0, TakeAssassin: 1.5, Fortify: 1.0, Discard: 0.3,
-    NoBonus: 1.0, TakeFromDraw: 2.5,
+    mv.AttackCastle: 6.0, mv.AttackFortification: 4.0, mv.PlaceResident: 4.0, mv.Capture: 2.0,
+    mv.Execute: 2.0, mv.Rescue: 3.0, mv.Kidnap: 1.5, mv.ClaimAce: 3.0, mv.TakeAssassin: 1.5,
+    mv.Fortify: 1.0, mv.Discard: 0.3, mv.NoBonus: 1.0, mv.TakeFromDraw: 2.5,
 }
 
 
@@ -74,11 +55,11 @@ class RoyalFamilySimulator(Simulator):
     def _choose(self, st: RFState) -> Move:
         moves = self.game.legal_moves(st)
         if st.phase in ("flop", "take"):
-            draws = [m for m in moves if isinstance(m, (FlopCard, TakeFromDraw))]
+            draws = [m for m in moves if isinstance(m, (mv.FlopCard, mv.TakeFromDraw))]
             if draws:  # the draw is one option whatever card comes: collapse the chance node
-                moves = [m for m in moves if not isinstance(m, (FlopCard, TakeFromDraw))] + draws[:1]
-        if any(isinstance(m, TakeAssassin) for m in moves):  # keep the camera's view unambiguous
-            moves = [m for m in moves if not (isinstance(m, Discard) and m.card.rank == "2")]
+                moves = [m for m in moves if not isinstance(m, (mv.FlopCard, mv.TakeFromDraw))] + draws[:1]
+        if any(isinstance(m, mv.TakeAssassin) for m in moves):  # keep the camera's view unambiguous
+            moves = [m for m in moves if not (isinstance(m, mv.Discard) and m.card.rank == "2")]
         weights = [WEIGHTS.get(type(m), 1.0) for m in moves]
         return self.rng.choices(moves, weights)[0]
 
@@ -92,44 +73,44 @@ class RoyalFamilySimulator(Simulator):
         return [obs]
 
     def _observe(self, st: RFState, m: Move) -> list[Observation]:
-        if isinstance(m, FlopCard):
+        if isinstance(m, mv.FlopCard):
             return [self._obs(self._draw(st), "draw_pile", m.pile)]
-        if isinstance(m, TakeFromDraw):
+        if isinstance(m, mv.TakeFromDraw):
             return [self._obs(self._draw(st), "draw_pile", "staging")]
-        if isinstance(m, Fortify):
+        if isinstance(m, mv.Fortify):
             return [self._obs(m.card, m.source, f"fort_{suit_name(m.card)}")]
-        if isinstance(m, AttackFortification):
+        if isinstance(m, mv.AttackFortification):
             return [self._obs(m.card, m.source, f"fort_hits_{m.target}")]
-        if isinstance(m, AttackCastle):
+        if isinstance(m, mv.AttackCastle):
             return [self._obs(m.card, m.source, f"castle_damage_{m.target}")]
-        if isinstance(m, PlaceResident):
+        if isinstance(m, mv.PlaceResident):
             return [self._obs(m.card, m.source, f"residents_{m.castle}")]
-        if isinstance(m, Kidnap):
+        if isinstance(m, mv.Kidnap):
             return [self._obs(m.card, m.source, f"dungeon_{m.dungeon}")]
-        if isinstance(m, ClaimAce):
+        if isinstance(m, mv.ClaimAce):
             return [self._obs(m.card, m.source, f"castle_{suit_name(m.card)}")]
-        if isinstance(m, TakeAssassin):
+        if isinstance(m, mv.TakeAssassin):
             return self._answering(st, self._obs(m.card, m.source, "discard_pile"), m)
-        if isinstance(m, Discard):
+        if isinstance(m, mv.Discard):
             return self._answering(st, self._obs(m.card, m.source, m.to), m)
-        if isinstance(m, (Assassinate, Execute, SurpriseRemove)):
-            member = m.victim if isinstance(m, Assassinate) else m.member
+        if isinstance(m, (mv.Assassinate, mv.Execute, mv.SurpriseRemove)):
+            member = m.victim if isinstance(m, mv.Assassinate) else m.member
             return [self._obs(member, f"residents_{suit_name(member)}", "discard_pile")]
-        if isinstance(m, SurpriseDamage):
+        if isinstance(m, mv.SurpriseDamage):
             two = st.zones["staging"][-1]
             out = [self._obs(two, "staging", "discard_pile")]
             active = [s for s in SUITS_OF[m.player] if st.castle_status[s] == "active"]
             if len(active) > 1:
                 out.append(Observation.answer(m.castle))
             return out
-        if isinstance(m, Rescue):
+        if isinstance(m, mv.Rescue):
             src = f"dungeon_{st.bonus['target']}"
             home = suit_name(m.member)
             dst = f"residents_{home}" if st.castle_status[home] in ("active", "held") else "discard_pile"
             return [self._obs(m.member, src, dst)]
-        if isinstance(m, Capture):
+        if isinstance(m, mv.Capture):
             return [self._obs(m.member, f"residents_{st.bonus['target']}", f"dungeon_{m.dungeon}")]
-        if isinstance(m, (NoBonus, Pass)):
+        if isinstance(m, (mv.NoBonus, mv.Pass)):
             return [Observation("end_turn")]
         raise AssertionError(f"simulator cannot show {m}")
 

@@ -11,22 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import referee.games.royal_shuffle.moves as mv
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.royal_shuffle.moves import (
-    ClearMonarch,
-    CountHand,
-    Deal,
-    DealAll,
-    Draw,
-    EndTurn,
-    FirstPlayer,
-    Flip,
-    Layout,
-    Play,
-    ShowHand,
-)
 from referee.games.royal_shuffle.state import (
     ANY_VILLAGE,
     DEAL,
@@ -103,20 +91,20 @@ def interpret_observation(s: ShuffleState, obs: Any) -> list[Move]:
     """Candidate moves an observation can mean, most natural first."""
     t, data = obs.type, obs.data
     if t == "deal":
-        return [DealAll()]
+        return [mv.DealAll()]
     if t == "first":
-        return [FirstPlayer(data["player"])]
+        return [mv.FirstPlayer(data["player"])]
     if t == "end_turn":
-        return [EndTurn()]
+        return [mv.EndTurn()]
     if t == "answer":
         raise IllegalMove(f"No question is open (answer {data.get('choice')})")
     if t == "hand":
-        return [ShowHand(data["player"], tuple(Card.parse(c) for c in card_list(data["cards"])))]
+        return [mv.ShowHand(data["player"], tuple(Card.parse(c) for c in card_list(data["cards"])))]
     if t == "hand_count":
-        return [CountHand(data["player"], int(data["count"]))]
+        return [mv.CountHand(data["player"], int(data["count"]))]
     if t == "layout":
         pairs = ((Card.parse(k), Card.parse(v)) for k, v in data.items() if k != "player")
-        return [Layout(data["player"], tuple(sorted(pairs)))]
+        return [mv.Layout(data["player"], tuple(sorted(pairs)))]
     if t == "placed":
         assert obs.card is not None and obs.dst is not None
         return _flip_or_play(s, obs.card, obs.dst)
@@ -133,8 +121,8 @@ def _flip_or_play(s: ShuffleState, c: Card, dst: str) -> list[Move]:
     if s.phase == DEAL or s.active is None:
         raise IllegalMove("Deal 4 cards to each player and report who starts first")
     p = s.active
-    moves: list[Move] = [Flip(p, c, z) for z in _destinations(dst)]
-    return moves + [Play(p, c, z) for z in _destinations(dst)]
+    moves: list[Move] = [mv.Flip(p, c, z) for z in _destinations(dst)]
+    return moves + [mv.Play(p, c, z) for z in _destinations(dst)]
 
 
 def _movement(s: ShuffleState, c: Card | None, a: str | None, b: str | None) -> list[Move]:
@@ -142,16 +130,16 @@ def _movement(s: ShuffleState, c: Card | None, a: str | None, b: str | None) -> 
     if c.is_back:
         if a == "draw_pile" and b in OWNER and b == HAND[OWNER[b]]:
             p = OWNER[b]
-            return [Deal(p)] if s.phase == DEAL else [Draw(p)]
+            return [mv.Deal(p)] if s.phase == DEAL else [mv.Draw(p)]
         raise IllegalMove("Only a card drawn from draw_pile into a hand moves face down")
     if a == "draw_pile" and b in PLACES:
         if s.phase == DEAL or s.active is None:
             raise IllegalMove("Deal 4 cards to each player and report who starts first")
-        return [Flip(s.active, c, z) for z in _destinations(b)]
+        return [mv.Flip(s.active, c, z) for z in _destinations(b)]
     if a == "draw_pile" and b in HAND.values():
         raise IllegalMove("Draw face down: nobody may see the drawn card")
     if a in HAND.values() and b in PLACES:
-        return [Play(OWNER[a], c, z) for z in _destinations(b)]
+        return [mv.Play(OWNER[a], c, z) for z in _destinations(b)]
     if a in ("court_king", "court_queen") and b == "discard_pile":
-        return [ClearMonarch(c)]
+        return [mv.ClearMonarch(c)]
     raise IllegalMove(f"{c} does not move from {a} to {b} in Royal Shuffle")

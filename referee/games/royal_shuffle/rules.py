@@ -8,23 +8,11 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
+import referee.games.royal_shuffle.moves as mv
 from referee.announcements import Announcement, announce, legal, result, state_change
 from referee.cards import Card
 from referee.core import Move, handler, handles, move_table
 from referee.errors import IllegalMove
-from referee.games.royal_shuffle.moves import (
-    ClearMonarch,
-    CountHand,
-    Deal,
-    DealAll,
-    Draw,
-    EndTurn,
-    FirstPlayer,
-    Flip,
-    Layout,
-    Play,
-    ShowHand,
-)
 from referee.games.royal_shuffle.scoring import (
     Settlement,
     SettlementError,
@@ -108,26 +96,26 @@ class Rules:
     # ---- what may happen now -----------------------------------------------------------
     def legal(self, s: ShuffleState) -> list[Move]:
         if s.phase == DEAL:
-            moves: list[Move] = [Deal(p) for p in PLAYERS if s.hand_count[p] < HAND_SIZE]
+            moves: list[Move] = [mv.Deal(p) for p in PLAYERS if s.hand_count[p] < HAND_SIZE]
             if all(n == 0 for n in s.hand_count.values()):
-                moves.append(DealAll())
+                moves.append(mv.DealAll())
             if s.first is None:
-                moves += [FirstPlayer(p) for p in PLAYERS]
+                moves += [mv.FirstPlayer(p) for p in PLAYERS]
             return moves
         assert s.active is not None
         p = s.active
-        moves = [ClearMonarch(c) for c in s.to_discard]
-        moves += [CountHand(q, s.hand_count[q]) for q in PLAYERS]
+        moves = [mv.ClearMonarch(c) for c in s.to_discard]
+        moves += [mv.CountHand(q, s.hand_count[q]) for q in PLAYERS]
         if not s.done:
-            moves.append(EndTurn())
+            moves.append(mv.EndTurn())
         todo = s.still_to_do()
         allowed = todo[:1] if self.v.step_order == "strict" else todo
         if FLIP in allowed:
-            moves += [Flip(p, c, z) for c in self.pile_cards(s) for z in places_for(c)]
+            moves += [mv.Flip(p, c, z) for c in self.pile_cards(s) for z in places_for(c)]
         if DRAW in allowed:
-            moves.append(Draw(p))
+            moves.append(mv.Draw(p))
         if PLAY in allowed:
-            moves += [Play(p, c, z) for c in self.hand_cards(s, p) for z in places_for(c)]
+            moves += [mv.Play(p, c, z) for c in self.hand_cards(s, p) for z in places_for(c)]
         return moves
 
     def pile_cards(self, s: ShuffleState) -> list[Card]:
@@ -147,8 +135,8 @@ class Rules:
         return handler(self.handlers, move, "Royal Shuffle")(s, move)
 
     # set-up
-    @handles(Deal)
-    def _do_Deal(self, s: ShuffleState, m: Deal) -> list[Announcement]:
+    @handles(mv.Deal)
+    def _do_Deal(self, s: ShuffleState, m: mv.Deal) -> list[Announcement]:
         self._need_deal(s)
         if s.hand_count[m.player] >= HAND_SIZE:
             raise IllegalMove(f"{m.player} already has {HAND_SIZE} cards")
@@ -156,8 +144,8 @@ class Rules:
         s.draw_pile -= 1
         return self._maybe_start(s)
 
-    @handles(DealAll)
-    def _do_DealAll(self, s: ShuffleState, m: DealAll) -> list[Announcement]:
+    @handles(mv.DealAll)
+    def _do_DealAll(self, s: ShuffleState, m: mv.DealAll) -> list[Announcement]:
         self._need_deal(s)
         if any(s.hand_count.values()):
             raise IllegalMove("The deal has begun: report the remaining cards one by one")
@@ -166,8 +154,8 @@ class Rules:
         s.draw_pile -= HAND_SIZE * len(PLAYERS)
         return self._maybe_start(s)
 
-    @handles(FirstPlayer)
-    def _do_FirstPlayer(self, s: ShuffleState, m: FirstPlayer) -> list[Announcement]:
+    @handles(mv.FirstPlayer)
+    def _do_FirstPlayer(self, s: ShuffleState, m: mv.FirstPlayer) -> list[Announcement]:
         self._need_deal(s)
         if s.first is not None:
             raise IllegalMove(f"{s.first} was already chosen to start")
@@ -189,8 +177,8 @@ class Rules:
         return self._turn_start(s)
 
     # the three steps
-    @handles(Flip)
-    def _do_Flip(self, s: ShuffleState, m: Flip) -> list[Announcement]:
+    @handles(mv.Flip)
+    def _do_Flip(self, s: ShuffleState, m: mv.Flip) -> list[Announcement]:
         self._check_step(s, m.player, FLIP)
         if FLIP in s.done:
             raise IllegalMove("Only one flip per turn")
@@ -205,8 +193,8 @@ class Rules:
                               player=m.player, card=str(m.card), to=m.to)]
         return notes + self._place(s, m.card, m.to, "flip")
 
-    @handles(Draw)
-    def _do_Draw(self, s: ShuffleState, m: Draw) -> list[Announcement]:
+    @handles(mv.Draw)
+    def _do_Draw(self, s: ShuffleState, m: mv.Draw) -> list[Announcement]:
         self._check_step(s, m.player, DRAW)
         if DRAW in s.done:
             raise IllegalMove("Only one draw per turn")
@@ -217,8 +205,8 @@ class Rules:
         s.done.append(DRAW)
         return self._after_step(s)
 
-    @handles(Play)
-    def _do_Play(self, s: ShuffleState, m: Play) -> list[Announcement]:
+    @handles(mv.Play)
+    def _do_Play(self, s: ShuffleState, m: mv.Play) -> list[Announcement]:
         if m.player != s.active and not s.done:
             raise IllegalMove(
                 f"Only one card from hand per turn: {m.player}'s turn is over, {s.active} is to play")
@@ -344,8 +332,8 @@ class Rules:
     def _score_text(scores: dict[str, tuple[int, Settlement]]) -> str:
         return ", ".join(f"{p} {pts}" for p, (pts, _) in scores.items())
 
-    @handles(ClearMonarch)
-    def _do_ClearMonarch(self, s: ShuffleState, m: ClearMonarch) -> list[Announcement]:
+    @handles(mv.ClearMonarch)
+    def _do_ClearMonarch(self, s: ShuffleState, m: mv.ClearMonarch) -> list[Announcement]:
         if m.card in s.to_discard:
             s.to_discard.remove(m.card)
             return []
@@ -413,8 +401,8 @@ class Rules:
         joiner = ", then " if self.v.step_order == "strict" else "; "
         return f"{p}: " + joiner.join(words[t] for t in (order if order else STEPS))
 
-    @handles(EndTurn)
-    def _do_EndTurn(self, s: ShuffleState, m: EndTurn) -> list[Announcement]:
+    @handles(mv.EndTurn)
+    def _do_EndTurn(self, s: ShuffleState, m: mv.EndTurn) -> list[Announcement]:
         if s.phase != TURN:
             raise IllegalMove(f"Not during the deal: {self.expect(s)}")
         if s.done:
@@ -423,8 +411,8 @@ class Rules:
         return [state_change(f"Turn over: now {self.expect(s)}", event="TurnEnd")]
 
     # what the camera cannot see
-    @handles(ShowHand)
-    def _do_ShowHand(self, s: ShuffleState, m: ShowHand) -> list[Announcement]:
+    @handles(mv.ShowHand)
+    def _do_ShowHand(self, s: ShuffleState, m: mv.ShowHand) -> list[Announcement]:
         n = s.hand_count[m.player]
         if len(m.cards) != n:
             raise IllegalMove(f"{m.player} holds {n} card{'s' if n != 1 else ''}, {len(m.cards)} shown")
@@ -438,16 +426,16 @@ class Rules:
             text += ": a joker, the reign ends when it is played"
         return [state_change(text, event="HandShown", player=m.player, cards=[str(c) for c in m.cards])]
 
-    @handles(CountHand)
-    def _do_CountHand(self, s: ShuffleState, m: CountHand) -> list[Announcement]:
+    @handles(mv.CountHand)
+    def _do_CountHand(self, s: ShuffleState, m: mv.CountHand) -> list[Announcement]:
         n = s.hand_count[m.player]
         if m.count != n:
             raise IllegalMove(f"{m.player} should hold {n} cards, not {m.count}: check the hand")
         return [state_change(f"{m.player} holds {n} cards: correct", event="HandCount",
                              player=m.player, count=n)]
 
-    @handles(Layout)
-    def _do_Layout(self, s: ShuffleState, m: Layout) -> list[Announcement]:
+    @handles(mv.Layout)
+    def _do_Layout(self, s: ShuffleState, m: mv.Layout) -> list[Announcement]:
         if self.v.settlement != "as_laid_out":
             raise IllegalMove("Settlement is automatic (settlement: optimal_auto): no layout is read")
         if s.phase != TURN:
