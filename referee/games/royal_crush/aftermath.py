@@ -5,6 +5,7 @@ Part of :class:`referee.games.royal_crush.rules.Rules`, like ``conquest.py``.
 
 from __future__ import annotations
 
+import referee.games.royal_crush.moves as mv
 from referee.announcements import Announcement, announce, damage, legal, result, state_change
 from referee.cards import Card
 from referee.core import handles
@@ -20,9 +21,6 @@ from referee.games.royal_crush.state import (
     SIDES,
     Conquest,
     CrushState,
-    Draw,
-    ReturnCard,
-    Sweep,
 )
 
 
@@ -163,8 +161,8 @@ class AftermathRules:
             raise IllegalMove(f"{c} is not in {player}'s slot")
         return slot
 
-    @handles(Sweep)
-    def _do_Sweep(self, s: CrushState, m: Sweep) -> list[Announcement]:
+    @handles(mv.Sweep)
+    def _do_Sweep(self, s: CrushState, m: mv.Sweep) -> list[Announcement]:
         self._need(s, CLEANUP, "clear the mats")
         slot = self._slot_with(s, m.player, m.card)
         if slot.shown.count(m.card) <= slot.returned.count(m.card):
@@ -175,8 +173,8 @@ class AftermathRules:
         batch.sort()
         return self._cleanup_progress(s)
 
-    @handles(ReturnCard)
-    def _do_ReturnCard(self, s: CrushState, m: ReturnCard) -> list[Announcement]:
+    @handles(mv.ReturnCard)
+    def _do_ReturnCard(self, s: CrushState, m: mv.ReturnCard) -> list[Announcement]:
         if s.phase not in (ROLLOFF, CLEANUP):
             raise IllegalMove(f"No card goes back to a hand now: {self.expect(s)}")
         slot = self._slot_with(s, m.player, m.card)
@@ -241,8 +239,8 @@ class AftermathRules:
         top = [p for p in last if s.ladder[p] == best]
         return self._game_over(s, top, f"everyone ran out of cards at once; highest on the ladder ({best})")
 
-    @handles(Draw)
-    def _do_Draw(self, s: CrushState, m: Draw) -> list[Announcement]:
+    @handles(mv.Draw)
+    def _do_Draw(self, s: CrushState, m: mv.Draw) -> list[Announcement]:
         self._need(s, DRAW, "draw")
         if m.player not in s.drawers:
             raise IllegalMove(f"{m.player} does not draw now: {', '.join(s.drawers)} still draw")

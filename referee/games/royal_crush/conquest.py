@@ -6,6 +6,7 @@ private copy of the state it is given or raises IllegalMove with the reason a pl
 
 from __future__ import annotations
 
+import referee.games.royal_crush.moves as mv
 from referee.announcements import Announcement, announce, legal, state_change
 from referee.cards import Card
 from referee.core import handles
@@ -17,28 +18,17 @@ from referee.games.royal_crush.state import (
     DECLARE,
     REVEAL,
     SIDES,
-    Commit,
     Conquest,
-    Countdown,
     CrushState,
-    Declare,
-    Exclude,
-    Flip,
-    Invite,
-    Join,
-    Leave,
-    LockSides,
-    Reveal,
     Slot,
-    Uncommit,
 )
 
 
 class ConquestRules:
     """Moves from naming the victim to the last card turned face-up."""
 
-    @handles(Declare)
-    def _do_Declare(self, s: CrushState, m: Declare) -> list[Announcement]:
+    @handles(mv.Declare)
+    def _do_Declare(self, s: CrushState, m: mv.Declare) -> list[Announcement]:
         self._need(s, DECLARE, "declare")
         q = s.conquest
         assert q
@@ -82,8 +72,8 @@ class ConquestRules:
             return f"{player} has no card to commit"
         return None
 
-    @handles(Join)
-    def _do_Join(self, s: CrushState, m: Join) -> list[Announcement]:
+    @handles(mv.Join)
+    def _do_Join(self, s: CrushState, m: mv.Join) -> list[Announcement]:
         self._need(s, ALLIANCES, "join a side")
         err = self._join_error(s, m.player, m.side)
         if err:
@@ -94,8 +84,8 @@ class ConquestRules:
         return [state_change(f"{m.player} joins the {m.side} side ({q.principal(m.side)})",
                              player=m.player, side=m.side)]
 
-    @handles(Leave)
-    def _do_Leave(self, s: CrushState, m: Leave) -> list[Announcement]:
+    @handles(mv.Leave)
+    def _do_Leave(self, s: CrushState, m: mv.Leave) -> list[Announcement]:
         self._need(s, ALLIANCES, "leave a side")
         q = s.conquest
         assert q
@@ -116,8 +106,8 @@ class ConquestRules:
             raise IllegalMove(f"{player} is out of the game")
         return side
 
-    @handles(Invite)
-    def _do_Invite(self, s: CrushState, m: Invite) -> list[Announcement]:
+    @handles(mv.Invite)
+    def _do_Invite(self, s: CrushState, m: mv.Invite) -> list[Announcement]:
         self._need(s, ALLIANCES, "invite")
         side = self._principal_side(s, m.by, m.player, "invite allies")
         q = s.conquest
@@ -129,8 +119,8 @@ class ConquestRules:
         q.invited[side] = sorted([*q.invited.get(side, []), m.player])
         return [state_change(f"{m.by} invites {m.player} to the {side} side", by=m.by, player=m.player)]
 
-    @handles(Exclude)
-    def _do_Exclude(self, s: CrushState, m: Exclude) -> list[Announcement]:
+    @handles(mv.Exclude)
+    def _do_Exclude(self, s: CrushState, m: mv.Exclude) -> list[Announcement]:
         self._need(s, ALLIANCES, "exclude")
         side = self._principal_side(s, m.by, m.player, "exclude players")
         q = s.conquest
@@ -146,8 +136,8 @@ class ConquestRules:
             notes.append(state_change(f"{m.player} leaves the {side} side (excluded)", player=m.player))
         return notes
 
-    @handles(LockSides)
-    def _do_LockSides(self, s: CrushState, m: LockSides) -> list[Announcement]:
+    @handles(mv.LockSides)
+    def _do_LockSides(self, s: CrushState, m: mv.LockSides) -> list[Announcement]:
         self._need(s, ALLIANCES, "lock the sides")
         return self._lock(s)
 
@@ -206,8 +196,8 @@ class ConquestRules:
 
         return [p for p in sorted(q.allies) if not placed(p)]
 
-    @handles(Commit)
-    def _do_Commit(self, s: CrushState, m: Commit) -> list[Announcement]:
+    @handles(mv.Commit)
+    def _do_Commit(self, s: CrushState, m: mv.Commit) -> list[Announcement]:
         if s.phase not in (ALLIANCES, COMMIT):
             if s.phase == REVEAL:
                 raise IllegalMove("The countdown has started: no more cards may be placed")
@@ -227,8 +217,8 @@ class ConquestRules:
                                   player=m.player, side=side, cards=slot.facedown))
         return notes
 
-    @handles(Uncommit)
-    def _do_Uncommit(self, s: CrushState, m: Uncommit) -> list[Announcement]:
+    @handles(mv.Uncommit)
+    def _do_Uncommit(self, s: CrushState, m: mv.Uncommit) -> list[Announcement]:
         if s.phase != COMMIT:
             raise IllegalMove("Cards may be taken back only before the countdown")
         q = s.conquest
@@ -253,8 +243,8 @@ class ConquestRules:
             return f"{', '.join(waiting)} must commit one attack card before the countdown"
         return None
 
-    @handles(Countdown)
-    def _do_Countdown(self, s: CrushState, m: Countdown) -> list[Announcement]:
+    @handles(mv.Countdown)
+    def _do_Countdown(self, s: CrushState, m: mv.Countdown) -> list[Announcement]:
         err = self._countdown_error(s)
         if err:
             raise IllegalMove(err)
@@ -303,8 +293,8 @@ class ConquestRules:
             slot.order_known = False
         slot.shown.append(c)
 
-    @handles(Flip)
-    def _do_Flip(self, s: CrushState, m: Flip) -> list[Announcement]:
+    @handles(mv.Flip)
+    def _do_Flip(self, s: CrushState, m: mv.Flip) -> list[Announcement]:
         notes = self._reveal_start(s)
         self._flip(s, m.player, m.card)
         q = s.conquest
@@ -322,8 +312,8 @@ class ConquestRules:
             raise IllegalMove(err)
         return self._begin_reveal(s)
 
-    @handles(Reveal)
-    def _do_Reveal(self, s: CrushState, m: Reveal) -> list[Announcement]:
+    @handles(mv.Reveal)
+    def _do_Reveal(self, s: CrushState, m: mv.Reveal) -> list[Announcement]:
         notes = self._reveal_start(s)
         q = s.conquest
         assert q

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import referee.games.royal_crush.moves as mv
 from referee.announcements import Announcement, announce, legal
 from referee.cards import Card
 from referee.config import GameConfig
@@ -19,24 +20,7 @@ from referee.games.royal_crush.invariants import check_state
 from referee.games.royal_crush.observe import interpret_observation, validate_observation
 from referee.games.royal_crush.rules import MAX_PLAYERS, Rules, player_ids, zone_ids
 from referee.games.royal_crush.sim import CrushSimulator
-from referee.games.royal_crush.state import (
-    DEAL,
-    DECK_SIZE,
-    OVER,
-    Commit,
-    CrushState,
-    DealCard,
-    Draw,
-    Exclude,
-    Flip,
-    Invite,
-    Join,
-    ReturnCard,
-    Reveal,
-    Roll,
-    Sweep,
-    Uncommit,
-)
+from referee.games.royal_crush.state import DEAL, DECK_SIZE, OVER, CrushState
 from referee.games.royal_crush.variants import Variants
 from referee.observations import Observation
 
@@ -48,7 +32,7 @@ class RoyalCrush(Game):
     variants = Variants
     # Any set of revealed commitments; a commitment with its side named (listed without), and a
     # corrected roll (a misread die; listed are the rolls still due).
-    unlisted = frozenset({Reveal, Commit, Roll})
+    unlisted = frozenset({mv.Reveal, mv.Commit, mv.Roll})
     players = player_ids(4)
     zones = zone_ids(player_ids(MAX_PLAYERS))
     observation_types = (
@@ -104,11 +88,12 @@ class RoyalCrush(Game):
         ]
 
     def choice_label(self, state: CrushState, move: Move) -> str:
-        if isinstance(move, Join):
+        if isinstance(move, mv.Join):
             return move.side
-        if isinstance(move, (Invite, Exclude)):
+        if isinstance(move, (mv.Invite, mv.Exclude)):
             return move.by
-        if isinstance(move, (Roll, Flip, Sweep, ReturnCard, Commit, Uncommit, Draw, DealCard)):
+        if isinstance(move, (mv.Roll, mv.Flip, mv.Sweep, mv.ReturnCard, mv.Commit, mv.Uncommit, mv.Draw,
+                             mv.DealCard)):
             return move.player
         return move.describe()
 

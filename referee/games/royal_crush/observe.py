@@ -11,33 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import referee.games.royal_crush.moves as mv
 from referee.cards import Card, CardError
 from referee.core import Move
 from referee.errors import IllegalMove, ObservationError
-from referee.games.royal_crush.state import (
-    ALLIANCES,
-    COMMIT,
-    SIDES,
-    CheckLadder,
-    Commit,
-    Countdown,
-    CrushState,
-    DealAll,
-    DealCard,
-    Declare,
-    Draw,
-    Exclude,
-    Flip,
-    Invite,
-    Join,
-    Leave,
-    LockSides,
-    ReturnCard,
-    Reveal,
-    Roll,
-    Sweep,
-    Uncommit,
-)
+from referee.games.royal_crush.state import ALLIANCES, COMMIT, SIDES, CrushState
 
 if TYPE_CHECKING:
     from referee.games.royal_crush.game import RoyalCrush
@@ -130,44 +108,44 @@ def interpret_observation(game: RoyalCrush, s: CrushState, obs: Any) -> list[Mov
     if t == "answer":
         raise IllegalMove("No question is open")
     if t == "deal":
-        return [DealAll()]
+        return [mv.DealAll()]
     if t == "dice":
         values = _values(d["values"], "")
         if "player" in d:
-            return [Roll(d["player"], values)]
+            return [mv.Roll(d["player"], values)]
         waiting = [p for p in s.rollers if p not in s.rolls]
         if not waiting:
             raise IllegalMove(f"No dice roll is due now: {game.rules.expect(s)}")
-        return [Roll(p, values) for p in waiting]
+        return [mv.Roll(p, values) for p in waiting]
     if t == "ladder":
-        return [CheckLadder(d["player"], d["spot"])]
+        return [mv.CheckLadder(d["player"], d["spot"])]
     if q is None:
         raise IllegalMove(f"Not now: {game.rules.expect(s)}")
     principals = [p for p in (q.attacker, q.victim) if p]
     if t == "declare":
-        return [Declare(d.get("attacker", q.attacker), d["victim"])]
+        return [mv.Declare(d.get("attacker", q.attacker), d["victim"])]
     if t == "join":
         sides = [d["side"]] if "side" in d else list(SIDES)
-        return [Join(d["player"], side) for side in sides]
+        return [mv.Join(d["player"], side) for side in sides]
     if t == "leave":
-        return [Leave(d["player"])]
+        return [mv.Leave(d["player"])]
     if t in ("invite", "exclude"):
-        kind = Invite if t == "invite" else Exclude
+        kind = mv.Invite if t == "invite" else mv.Exclude
         by = [d["by"]] if "by" in d else principals
         return [kind(b, d["player"]) for b in by]
     if t == "lock_sides":
-        return [LockSides()]
+        return [mv.LockSides()]
     if t == "countdown":
-        return [Countdown()]
+        return [mv.Countdown()]
     if t == "end_turn":
         if s.phase == ALLIANCES:
-            return [LockSides()]
+            return [mv.LockSides()]
         if s.phase == COMMIT:
-            return [Countdown()]
+            return [mv.Countdown()]
         raise IllegalMove(f"Nothing to end now: {game.rules.expect(s)}")
     if t == "reveal":
         cards = tuple((p, _cards(d[p], "", p)) for p in game.players if p in d)
-        return [Reveal(cards, d.get("order", "placed") == "placed")]
+        return [mv.Reveal(cards, d.get("order", "placed") == "placed")]
     raise IllegalMove(f"{t} is not a Royal Crush observation")
 
 
@@ -177,25 +155,25 @@ def _interpret_move(game: RoyalCrush, s: CrushState, c: Card, src: str, dst: str
     mat_src, mat_dst = _player_of(src, "side_"), _player_of(dst, "side_")
     if c.is_back:
         if src == "draw_pile" and hand_dst:
-            return [DealCard(hand_dst)] if s.phase == "deal" else [Draw(hand_dst)]
+            return [mv.DealCard(hand_dst)] if s.phase == "deal" else [mv.Draw(hand_dst)]
         if hand_src and (slot_dst or mat_dst):
             if slot_dst and slot_dst != hand_src:
                 raise IllegalMove(f"{hand_src} places cards only in its own slot commit_{hand_src}")
-            return [Commit(hand_src, mat_dst)]
+            return [mv.Commit(hand_src, mat_dst)]
         if (slot_src or mat_src) and hand_dst:
             if slot_src and slot_src != hand_dst:
                 raise IllegalMove(f"Only {slot_src} takes cards back from commit_{slot_src}")
-            return [Uncommit(hand_dst)]
+            return [mv.Uncommit(hand_dst)]
         if src == "draw_pile" and not hand_dst:
             raise IllegalMove(f"Cards from the draw pile go into a hand, not {dst}")
         raise IllegalMove(f"A face-down card does not move from {src} to {dst} in Royal Crush")
     if src == dst and (slot_src or mat_src):
         if slot_src:
-            return [Flip(slot_src, c)]
-        return _on_mat(s, mat_src, lambda p, slot: slot.facedown > 0, lambda p: Flip(p, c),
+            return [mv.Flip(slot_src, c)]
+        return _on_mat(s, mat_src, lambda p, slot: slot.facedown > 0, lambda p: mv.Flip(p, c),
                        f"no face-down card on the {mat_src} mat")
     if (slot_src or mat_src) and (dst == "draw_pile" or hand_dst):
-        make = (lambda p: Sweep(p, c)) if dst == "draw_pile" else (lambda p: ReturnCard(p, c))
+        make = (lambda p: mv.Sweep(p, c)) if dst == "draw_pile" else (lambda p: mv.ReturnCard(p, c))
         if slot_src:
             if hand_dst and hand_dst != slot_src:
                 raise IllegalMove(f"{c} belongs to {slot_src}: it goes back to hand_{slot_src}")

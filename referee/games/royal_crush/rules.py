@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import referee.games.royal_crush.moves as mv
 from referee.announcements import Announcement, announce, legal, state_change
 from referee.cards import Card
 from referee.core import Move, handler, handles, move_table
@@ -27,24 +28,7 @@ from referee.games.royal_crush.state import (
     REVEAL,
     ROLLOFF,
     SIDES,
-    CheckLadder,
-    Commit,
-    Countdown,
     CrushState,
-    DealAll,
-    DealCard,
-    Declare,
-    Draw,
-    Exclude,
-    Flip,
-    Invite,
-    Join,
-    Leave,
-    LockSides,
-    ReturnCard,
-    Roll,
-    Sweep,
-    Uncommit,
 )
 from referee.games.royal_crush.variants import Variants
 
@@ -93,15 +77,15 @@ class Rules(ConquestRules, AftermathRules):
         s = state
         moves: list[Move] = []
         if s.phase == DEAL:
-            moves += [DealCard(p) for p in s.players if s.hand[p] < s.hand_size]
-            moves.append(DealAll())
+            moves += [mv.DealCard(p) for p in s.players if s.hand[p] < s.hand_size]
+            moves.append(mv.DealAll())
         elif s.phase in (FIRST_ROLL, ROLLOFF):
             for p in s.rollers:
                 if p not in s.rolls:
-                    moves += [Roll(p, v) for v in _dice_outcomes(self.dice_count)]
+                    moves += [mv.Roll(p, v) for v in _dice_outcomes(self.dice_count)]
         elif s.phase == DECLARE:
             assert s.conquest
-            moves += [Declare(s.conquest.attacker, v) for v in self._victims(s)]
+            moves += [mv.Declare(s.conquest.attacker, v) for v in self._victims(s)]
         elif s.phase == ALLIANCES:
             moves += self._alliance_moves(s)
         elif s.phase in (COMMIT, REVEAL):
@@ -109,10 +93,10 @@ class Rules(ConquestRules, AftermathRules):
         elif s.phase == CLEANUP:
             moves += self._cleanup_moves(s)
         elif s.phase == DRAW:
-            moves += [Draw(p) for p in dict.fromkeys(s.drawers)]
+            moves += [mv.Draw(p) for p in dict.fromkeys(s.drawers)]
         if s.phase == ROLLOFF:
             moves += self._return_moves(s)
-        moves += [CheckLadder(p, s.ladder[p]) for p in s.players]
+        moves += [mv.CheckLadder(p, s.ladder[p]) for p in s.players]
         return moves
 
     def _victims(self, s: CrushState) -> list[str]:
@@ -122,23 +106,23 @@ class Rules(ConquestRules, AftermathRules):
     def _alliance_moves(self, s: CrushState) -> list[Move]:
         q = s.conquest
         assert q and q.victim
-        moves: list[Move] = [LockSides()]
+        moves: list[Move] = [mv.LockSides()]
         others = [p for p in s.active() if p not in (q.attacker, q.victim)]
         for p in others:
             if p in q.allies:
-                moves.append(Leave(p))
+                moves.append(mv.Leave(p))
             elif s.hand[p] > 0:
-                moves += [Join(p, side) for side in SIDES if self._join_error(s, p, side) is None]
+                moves += [mv.Join(p, side) for side in SIDES if self._join_error(s, p, side) is None]
             for side in SIDES:
                 by = q.principal(side)
                 assert by
                 if p not in q.excluded.get(side, []):
-                    moves.append(Exclude(by, p))
+                    moves.append(mv.Exclude(by, p))
                     if p not in q.invited.get(side, []):
-                        moves.append(Invite(by, p))
+                        moves.append(mv.Invite(by, p))
         if not q.allies:
-            moves.append(Countdown())
-        moves += [Commit(p) for p in self._participants(q) if self._commit_error(s, p, None) is None]
+            moves.append(mv.Countdown())
+        moves += [mv.Commit(p) for p in self._participants(q) if self._commit_error(s, p, None) is None]
         return moves
 
     def _commit_moves(self, s: CrushState) -> list[Move]:
@@ -148,14 +132,14 @@ class Rules(ConquestRules, AftermathRules):
         if s.phase == COMMIT:
             for p in self._participants(q):
                 if self._commit_error(s, p, None) is None:
-                    moves.append(Commit(p))
-            moves += [Uncommit(p) for p, slot in q.slots.items() if slot.facedown]
+                    moves.append(mv.Commit(p))
+            moves += [mv.Uncommit(p) for p, slot in q.slots.items() if slot.facedown]
             if self._countdown_error(s) is None:
-                moves.append(Countdown())
+                moves.append(mv.Countdown())
         if s.phase == REVEAL or self._countdown_error(s) is None:
             for p, slot in q.slots.items():
                 if slot.facedown:
-                    moves += [Flip(p, c) for c in self._possible_cards(s, p)]
+                    moves += [mv.Flip(p, c) for c in self._possible_cards(s, p)]
         return moves
 
     def _cleanup_moves(self, s: CrushState) -> list[Move]:
@@ -166,29 +150,29 @@ class Rules(ConquestRules, AftermathRules):
             counted = list(slot.shown)
             for c in slot.returned:
                 counted.remove(c)
-            moves += [Sweep(p, c) for c in dict.fromkeys(counted)]
+            moves += [mv.Sweep(p, c) for c in dict.fromkeys(counted)]
         return moves + self._return_moves(s)
 
     def _return_moves(self, s: CrushState) -> list[Move]:
         q = s.conquest
         assert q
-        return [ReturnCard(p, c) for p, slot in q.slots.items() for c in dict.fromkeys(slot.returned)]
+        return [mv.ReturnCard(p, c) for p, slot in q.slots.items() for c in dict.fromkeys(slot.returned)]
 
     # ---- apply ---------------------------------------------------------------------------
     def apply(self, state: CrushState, move: Move) -> list[Announcement]:
         return handler(self.handlers, move, "Royal Crush")(state, move)
 
     # deal and first roll
-    @handles(DealCard)
-    def _do_DealCard(self, s: CrushState, m: DealCard) -> list[Announcement]:
+    @handles(mv.DealCard)
+    def _do_DealCard(self, s: CrushState, m: mv.DealCard) -> list[Announcement]:
         self._need(s, DEAL, "deal")
         if s.hand[m.player] >= s.hand_size:
             raise IllegalMove(f"{m.player} already has {s.hand_size} cards: deal to {self._short_hands(s)}")
         self._take_from_pile(s, m.player)
         return self._after_deal(s)
 
-    @handles(DealAll)
-    def _do_DealAll(self, s: CrushState, m: DealAll) -> list[Announcement]:
+    @handles(mv.DealAll)
+    def _do_DealAll(self, s: CrushState, m: mv.DealAll) -> list[Announcement]:
         self._need(s, DEAL, "deal")
         for p in s.players:
             while s.hand[p] < s.hand_size:
@@ -206,8 +190,8 @@ class Rules(ConquestRules, AftermathRules):
             legal(f"Roll {dice}: {', '.join(s.rollers)}", rollers=list(s.rollers)),
         ]
 
-    @handles(Roll)
-    def _do_Roll(self, s: CrushState, m: Roll) -> list[Announcement]:
+    @handles(mv.Roll)
+    def _do_Roll(self, s: CrushState, m: mv.Roll) -> list[Announcement]:
         if s.phase not in (FIRST_ROLL, ROLLOFF):
             raise IllegalMove(f"No dice roll is due now: {self.expect(s)}")
         if m.player not in s.rollers:
@@ -246,8 +230,8 @@ class Rules(ConquestRules, AftermathRules):
         return notes + self._finish_conquest(s)
 
     # C1-C2
-    @handles(CheckLadder)
-    def _do_CheckLadder(self, s: CrushState, m: CheckLadder) -> list[Announcement]:
+    @handles(mv.CheckLadder)
+    def _do_CheckLadder(self, s: CrushState, m: mv.CheckLadder) -> list[Announcement]:
         if m.player not in s.ladder:
             raise IllegalMove(f"There is no player {m.player}")
         if s.ladder[m.player] != m.spot:

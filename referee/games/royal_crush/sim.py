@@ -14,23 +14,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import referee.games.royal_crush.moves as mv
 from referee.cards import Card, full_deck
 from referee.core import Move, Simulator
-from referee.games.royal_crush.state import (
-    OVER,
-    ROLLOFF,
-    SIDES,
-    Commit,
-    CrushState,
-    Exclude,
-    Flip,
-    Invite,
-    Join,
-    ReturnCard,
-    Roll,
-    Sweep,
-    is_attack,
-)
+from referee.games.royal_crush.state import OVER, ROLLOFF, SIDES, CrushState, is_attack
 from referee.observations import Observation
 
 if TYPE_CHECKING:
@@ -109,7 +96,7 @@ class CrushSimulator(Simulator):
         values = self._dice()
         precise = Observation.of("dice", player=p, values=values)
         if self.rng.random() < VAGUE:
-            return self._say(s, Observation.of("dice", values=values), Roll(p, tuple(values)), precise)
+            return self._say(s, Observation.of("dice", values=values), mv.Roll(p, tuple(values)), precise)
         return [precise]
 
     def _rolloff(self, s: CrushState) -> list[Observation]:
@@ -137,14 +124,14 @@ class CrushSimulator(Simulator):
         g = self.game
         others = [p for p in s.active() if p not in (q.attacker, q.victim)]
         legal = set(g.legal_moves(s))  # the referee says who may join which side
-        joins = [(p, side) for p in others for side in SIDES if Join(p, side) in legal]
+        joins = [(p, side) for p in others for side in SIDES if mv.Join(p, side) in legal]
         r = self.rng.random()
         if self.alliance_steps < 7 and others:
             if joins and r < 0.45:
                 p, side = self.rng.choice(joins)
                 if self.rng.random() < VAGUE:
                     precise = Observation.of("join", player=p, side=side)
-                    return self._say(s, Observation.of("join", player=p), Join(p, side), precise)
+                    return self._say(s, Observation.of("join", player=p), mv.Join(p, side), precise)
                 return [Observation.of("join", player=p, side=side)]
             if r < 0.62:
                 side = self.rng.choice(SIDES)
@@ -152,9 +139,9 @@ class CrushSimulator(Simulator):
                 assert by
                 p = self.rng.choice(others)
                 if r < 0.55 and p not in q.invited.get(side, []) and p not in q.excluded.get(side, []):
-                    kind, cls = "invite", Invite
+                    kind, cls = "invite", mv.Invite
                 elif r >= 0.55 and p not in q.excluded.get(side, []) and self.rng.random() < 0.5:
-                    kind, cls = "exclude", Exclude
+                    kind, cls = "exclude", mv.Exclude
                 else:
                     kind = ""
                 if kind:
@@ -220,7 +207,7 @@ class CrushSimulator(Simulator):
         allies_left = [p for p in sorted(q.allies) if not self.placed.get(p)]
         principals_left = [p for p in (q.attacker, q.victim) if self.plan[p]]
         legal = set(g.legal_moves(s))
-        ready = [p for p in allies_left + principals_left if Commit(p) in legal]
+        ready = [p for p in allies_left + principals_left if mv.Commit(p) in legal]
         placed = [p for p, cards in self.placed.items() if cards]
         if placed and not self.took_back and self.rng.random() < 0.04:
             self.took_back = True
@@ -258,7 +245,7 @@ class CrushSimulator(Simulator):
         if self.rng.random() >= VAGUE:
             return [Observation.move(c, f"commit_{p}", f"commit_{p}")]
         obs = Observation.move(c, f"side_{side}", f"side_{side}")
-        return self._say(s, obs, Flip(p, c), Observation.move(c, f"commit_{p}", f"commit_{p}"))
+        return self._say(s, obs, mv.Flip(p, c), Observation.move(c, f"commit_{p}", f"commit_{p}"))
 
     # ---- after the reveal ----------------------------------------------------------------
     def _cleanup(self, s: CrushState) -> list[Observation]:
@@ -285,7 +272,7 @@ class CrushSimulator(Simulator):
         if self.rng.random() >= VAGUE:
             return [precise]
         mat = f"side_{q.slots[p].side}"
-        truth = ReturnCard(p, c) if back else Sweep(p, c)
+        truth = mv.ReturnCard(p, c) if back else mv.Sweep(p, c)
         return self._say(s, Observation.move(c, mat, dst), truth, precise)
 
     def _draw(self, s: CrushState) -> list[Observation]:
