@@ -87,11 +87,12 @@ class DukesUp(Game):
         it is a candidate is the same answer, without trying every other. The listing names
         where a card goes, not how the table is read then: a card laid on the table unnamed
         (meld ``table``, grouped when the turn is validated) is listed as one put into a new
-        meld, a discard that reads the pool as melds as the plain discard."""
+        meld; a discard or an end of turn that carries a new reading of the table into melds is
+        a regrouping, left to the rules as ``Regroup`` is."""
         if getattr(move, "meld", None) == "table":
             move = dataclasses.replace(move, meld=state.new_meld_id())
-        if isinstance(move, mv.Discard) and move.melds is not None:
-            move = dataclasses.replace(move, melds=None)
+        if getattr(move, "melds", None) is not None:
+            return True  # it carries a reading of the table into melds: a regrouping, as Regroup
         return move in self._all_candidates(state)
 
     def _all_candidates(self, state: DukesState) -> list[Move]:
