@@ -81,3 +81,23 @@ def test_no_module_of_a_game_imports_its_own_package() -> None:
     for game in games:
         for module in (n for n in graph if n.startswith(game + ".")):
             assert game not in graph[module], f"{module} imports {game} (its own package)"
+
+
+def test_every_game_has_the_same_modules() -> None:
+    """One shape for the five games (docs/architecture.md): the same modules, a frozen
+    ``Variants`` and the ``Game`` class exported by the package as the registry loads it."""
+    import dataclasses
+    import importlib
+
+    from referee.core import Game, Simulator
+    from referee.games import GAMES
+
+    shape = {"__init__", "game", "state", "moves", "variants", "rules", "observe", "sim"}
+    for name in GAMES:
+        folder = ROOT / "games" / name
+        assert shape <= {p.stem for p in folder.glob("*.py")}, name
+        package = importlib.import_module(f"referee.games.{name}")
+        assert issubclass(package.GAME, Game) and issubclass(package.SIMULATOR, Simulator)
+        assert package.GAME.name == name and getattr(package, package.GAME.__name__) is package.GAME
+        assert dataclasses.is_dataclass(package.GAME.variants)
+        assert package.GAME.variants.__dataclass_params__.frozen
