@@ -241,8 +241,9 @@ class Game(ABC):
         """The state after ``move`` (a new one) and what it produced; IllegalMove, ``state``
         untouched, unless ``legal_moves`` lists the move. The rules' own refusal comes first,
         for its reason; a move they take that is not listed is refused all the same, so a
-        game cannot accept what it does not list (as pgx's step refuses an illegal action), but for
-        the types it declares ``unlisted``."""
+        game cannot accept what it does not list (as pgx's step refuses an illegal action),
+        but for the types it declares ``unlisted``. The listing of the last state asked about
+        is kept: a state is not changed once made (``apply`` works on a copy)."""
         step = self.try_apply(state, move)
         if type(move) not in self.unlisted and not self._listed(state, move):
             raise IllegalMove(f"{move.describe()} is not a legal move now")
@@ -250,14 +251,19 @@ class Game(ABC):
 
     def _listed(self, state: Any, move: Move) -> bool:
         """Whether ``legal_moves(state)`` lists ``move``, asked once the rules took it; a game
-        whose listing is costly may answer it more cheaply, never otherwise. The listing of the
-        last state asked about is kept: the referee tries every reading of an observation on
-        the same state, and a state is not changed once made (``apply`` works on a copy)."""
-        last = self.__dict__.get("_last_listing")
-        if last is None or last[0] is not state:
-            last = (state, self._legal_moves(state))
-            self.__dict__["_last_listing"] = last
-        return move in last[1]
+        whose listing is costly may answer it more cheaply, never otherwise."""
+        return move in self._once_per_state(state, "legal", lambda: self._legal_moves(state))
+
+    def _once_per_state(self, state: Any, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()`` once for the last state asked about and ``key``: the referee tries every
+        reading of an observation, and a simulator asks first, on the same state object."""
+        memo = self.__dict__.get("_memo")
+        if memo is None or memo[0] is not state:
+            memo = (state, {})
+            self.__dict__["_memo"] = memo
+        if key not in memo[1]:
+            memo[1][key] = make()
+        return memo[1][key]
 
     def try_apply(self, state: Any, move: Move) -> Step:
         """What the rules make of ``move`` on a copy of ``state``, whether or not it is listed:

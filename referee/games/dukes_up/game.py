@@ -93,18 +93,25 @@ class DukesUp(Game):
             move = dataclasses.replace(move, meld=state.new_meld_id())
         if getattr(move, "melds", None) is not None:
             return True  # it carries a reading of the table into melds: a regrouping, as Regroup
-        return move in self._all_candidates(state)
+        kind = type(move)
+        return move in self._once_per_state(state, kind, lambda: self._all_candidates(state, only=kind))
 
-    def _all_candidates(self, state: DukesState) -> list[Move]:
-        candidates = self._candidates(state)
+    def _all_candidates(self, state: DukesState, only: type[Move] | None = None) -> list[Move]:
+        candidates = self._candidates(state, only)
         if state.phase == "second_discard" and not state.final_turn:
             # The next player's first action ends the turn that offered a second discard.
             ended = self.copy_state(state)
             self.rules._end_turn(ended, [])
-            candidates += self._candidates(ended)
+            candidates += self._candidates(ended, only)
         return list(dict.fromkeys(candidates))
 
-    def _candidates(self, s: DukesState) -> list[Move]:
+    def _candidates(self, s: DukesState, only: type[Move] | None = None) -> list[Move]:
+        """The moves to try; with ``only``, at least those of that type (the long lists, a
+        card of the hand or of the table into every meld, are made only when asked for)."""
+
+        def want(*types: type[Move]) -> bool:
+            return only is None or only in types
+
         if s.phase == "setup":
             return [m for p in PLAYERS for m in (mv.Draw(p), mv.PlaceDown(p, "castle"),
                                                  mv.PlaceDown(p, "dukes"), mv.PickUp(p, "castle"),
@@ -120,18 +127,21 @@ class DukesUp(Game):
             moves.append(mv.DrawDiscard(p, me.discard[-1]))
         moves += [mv.FlipCastle(p, c) for c in sorted(me.hidden)] if s.flip_due else []
         for c in hand:
-            moves += [mv.Meld(p, c, t) for t in targets]
+            if want(mv.Meld):
+                moves += [mv.Meld(p, c, t) for t in targets]
             switch = mv.SwitchIn(p, c) if me.dukes or s.switch_out else mv.CreateDuke(p, c)
             moves += [switch, mv.Discard(p, "hand", c)]
         moves += [mv.Discard(p, "draw_pile", c) for c in sorted(me.hidden)] if me.draw else []
         for key, cards in s.melds.items():
             for c in cards:
-                moves += [mv.Shift(c, t) for t in targets if t != key]
+                if want(mv.Shift):
+                    moves += [mv.Shift(c, t) for t in targets if t != key]
                 moves.append(mv.Discard(p, "table", c))
-        for c in opp.dukes:
-            moves += [mv.TakeDuke(q, c, t) for t in targets]
+        if want(mv.TakeDuke):
+            for c in opp.dukes:
+                moves += [mv.TakeDuke(q, c, t) for t in targets]
         for side, who in ((opp, q), (me, p)):
-            if side.castle_up is not None:
+            if side.castle_up is not None and want(mv.TakeCastle):
                 moves += [mv.TakeCastle(who, side.castle_up, t) for t in targets]
         if s.last_stand is not None:
             moves.append(mv.ReturnCastle(p, s.last_stand))

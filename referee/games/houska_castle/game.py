@@ -68,6 +68,11 @@ class HouskaCastle(Game):
     def _legal_moves(self, state: HouskaState) -> list[Move]:
         return self.rules.legal(state)
 
+    def _listed(self, state: HouskaState, move: Move) -> bool:
+        """``legal`` keeps the candidates ``reason`` passes, and ``_apply`` has just passed it:
+        whether it is a candidate is the same answer, without asking of every other."""
+        return move in self._once_per_state(state, "candidates", lambda: self.rules.candidates(state))
+
     def _apply(self, state: HouskaState, move: Move) -> list[Announcement]:
         why = self.rules.reason(state, move)
         if why is not None:

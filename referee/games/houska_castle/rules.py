@@ -70,6 +70,10 @@ class Rules(Checks, Effects):
     def legal(self, s: HouskaState, chance: Chance | None = None) -> list[Move]:
         """Every legal move. Chance outcomes (which card comes off a face-down pile) are
         every card that can be there, or what ``chance`` says (a simulator's truth)."""
+        return [m for m in self.candidates(s, chance) if self.reason(s, m) is None]
+
+    def candidates(self, s: HouskaState, chance: Chance | None = None) -> list[Move]:
+        """The moves ``legal`` tries, each then kept if ``reason`` finds nothing against it."""
         if s.phase == "over":
             return []
 
@@ -109,7 +113,7 @@ class Rules(Checks, Effects):
                 out.append(mv.Cleanup(s.monster, "monster_slot"))
         elif s.phase == "rewards":
             out += [mv.CollectReward(c) for c in s.rewards] + [mv.UseHeroPoint()]
-        return [m for m in out if self.reason(s, m) is None]
+        return out
 
     def _duty_candidates(self, s: HouskaState, d: Duty, cards: Callable[..., list[Card]]) -> list[Move]:
         k = d.kind
