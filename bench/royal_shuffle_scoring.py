@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from referee.cards import full_deck
-from referee.games import royal_shuffle_scoring as scoring
+from referee.games.royal_shuffle import scoring
 
 SIZES = (5, 10, 15, 20, 30, 40)
 LIMIT_MS = 50.0  # the requirement for a village of 20 cards

@@ -3,9 +3,10 @@ values (the first is the default) and a one-line reason; ``--set key=value`` ove
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from referee import files
 from referee.errors import ConfigError
@@ -57,6 +58,22 @@ class GameConfig:
     variants: dict[str, Any]
     specs: dict[str, VariantSpec] = field(default_factory=dict)
     source: str = ""
+
+
+V = TypeVar("V")
+
+
+def typed_variants(cls: type[V], config: GameConfig) -> V:
+    """The configured values as a game's frozen ``Variants`` dataclass, so a rule reads
+    ``v.castle_model`` and a typo fails at once. The YAML and the class must name the same
+    variants: one only the YAML declares would be silently ignored by the rules."""
+    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    extra, missing = sorted(config.variants.keys() - fields), sorted(fields - config.variants.keys())
+    if extra or missing:
+        where = config.source or config.name
+        raise ConfigError(f"{where}: variants {extra or missing} are "
+                          f"{'unknown to' if extra else 'missing for'} the {config.name} referee")
+    return cls(**config.variants)
 
 
 def game_config_path(name: str) -> Path:

@@ -15,14 +15,14 @@ import dataclasses
 import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from referee.announcements import Announcement, ask, reject, state_change
 from referee.cards import Card, CardError
-from referee.config import GameConfig
+from referee.config import GameConfig, typed_variants
 from referee.errors import IllegalMove, ObservationError
 from referee.observations import SWAP_VALUES, Observation, is_swap
 
@@ -71,6 +71,40 @@ def state_json(state: Any) -> str:
     return json.dumps(to_jsonable(state), sort_keys=True, separators=(",", ":"))
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def handles(*move_types: type[Move], step: str = "apply") -> Callable[[F], F]:
+    """Mark a method as what ``step`` does for these move types; :func:`move_table` collects
+    the marks. Every game dispatches a move this one way (``step`` names a table where a game
+    keeps two, e.g. Houska Castle's ``reason`` and ``apply``)."""
+
+    def mark(fn: F) -> F:
+        fn.__dict__.setdefault("_handles", []).append((step, move_types))
+        return fn
+
+    return mark
+
+
+def move_table(owner: object, step: str = "apply") -> dict[type[Move], Callable[..., Any]]:
+    """Move type -> bound method of ``owner`` marked ``@handles(..., step=step)``, mixins and
+    base classes included: built once, when the owner is made."""
+    table: dict[type[Move], Callable[..., Any]] = {}
+    for name in dir(type(owner)):
+        for marked_step, move_types in getattr(getattr(type(owner), name, None), "_handles", ()):
+            if marked_step == step:
+                table.update(dict.fromkeys(move_types, getattr(owner, name)))
+    return table
+
+
+def handler(table: dict[type[Move], Callable[..., Any]], move: Move, game: str) -> Callable[..., Any]:
+    """The method ``table`` holds for ``move``, or IllegalMove if the game has no such move."""
+    try:
+        return table[type(move)]
+    except KeyError:
+        raise IllegalMove(f"{move.describe()} is not a {game} move") from None
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a game ended: ``winner`` (a player, or None for a draw) and why."""
@@ -103,10 +137,16 @@ class Game(ABC):
     # header. Raise it when a change to the rules can make an old log replay to other
     # announcements; a log of another version is still resumed, with a warning.
     rules_version: ClassVar[int] = 1
+    # Move types ``legal_moves`` does not list in full (any set of revealed cards, any regrouping
+    # of a table): ``apply`` leaves them to the rules alone. Any other move it refuses unless
+    # listed. Each game says why for each of its own.
+    unlisted: ClassVar[frozenset[type[Move]]] = frozenset()
+    # The game's frozen dataclass of variants (its ``variants.py``); ``self.v`` is one.
+    variants: ClassVar[type[Any]]
 
     def __init__(self, config: GameConfig):
         self.config = config
-        self.v = config.variants
+        self.v = typed_variants(self.variants, config)
 
     # ---- hooks a game implements -------------------------------------------------------
     @abstractmethod
@@ -198,11 +238,72 @@ class Game(ABC):
         return self._legal_moves(state)
 
     def apply(self, state: Any, move: Move) -> Step:
+        """The state after ``move`` (a new one) and what it produced; IllegalMove, ``state``
+        untouched, unless ``legal_moves`` lists the move. The rules' own refusal comes first,
+        for its reason; a move they take that is not listed is refused all the same, so a
+        game cannot accept what it does not list (as pgx's step refuses an illegal action),
+        but for the types it declares ``unlisted``. The listing of the last state asked about
+        is kept: a state is not changed once made (``apply`` works on a copy)."""
+        step = self.try_apply(state, move)
+        if type(move) not in self.unlisted and not self._listed(state, move):
+            raise IllegalMove(f"{move.describe()} is not a legal move now")
+        return step
+
+    def _listed(self, state: Any, move: Move) -> bool:
+        """Whether ``legal_moves(state)`` lists ``move``, asked once the rules took it; a game
+        whose listing is costly may answer it more cheaply, never otherwise."""
+        return move in self._once_per_state(state, "legal", lambda: self._legal_moves(state))
+
+    def _once_per_state(self, state: Any, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()`` once for the last state asked about and ``key``: the referee tries every
+        reading of an observation, and a simulator asks first, on the same state object."""
+        memo = self.__dict__.get("_memo")
+        if memo is None or memo[0] is not state:
+            memo = (state, {})
+            self.__dict__["_memo"] = memo
+        if key not in memo[1]:
+            memo[1][key] = make()
+        return memo[1][key]
+
+    def try_apply(self, state: Any, move: Move) -> Step:
+        """What the rules make of ``move`` on a copy of ``state``, whether or not it is listed:
+        for a game whose ``_legal_moves`` lists the moves its rules take (Dukes Up!)."""
         if self.is_terminal(state):
             raise IllegalMove("The game is over")
         new = self.copy_state(state)
         notes = self._apply(new, move)
         return Step(new, notes)
+
+
+@dataclass
+class Reading:
+    """One way the referee can read an observation: the move and the step it leads to; ``key``
+    (its ``outcome_key``) is set when there was more than one legal reading to compare."""
+
+    move: Move
+    step: Step
+    key: str | None = None
+
+
+def readings(game: Game, state: Any, candidates: list[Move]) -> tuple[list[Reading], str | None]:
+    """The candidate moves the rules accept, one per distinct outcome, first reading of each
+    kept, in the candidates' order; and the first refusal's reason. More than one reading: the
+    referee asks, offering these moves. What the referee decides with, and what a simulator
+    asks it instead of guessing (``Simulator.asked``)."""
+    legal: list[Reading] = []
+    refused: str | None = None
+    for move in candidates:
+        try:
+            legal.append(Reading(move, game.apply(state, move)))
+        except IllegalMove as e:
+            refused = refused or e.reason
+    if len(legal) <= 1:  # one reading: nothing to compare (saves a state_json per move)
+        return legal, refused
+    distinct: dict[str, Reading] = {}
+    for r in legal:
+        r.key = game.outcome_key(r.step.state)
+        distinct.setdefault(r.key, r)
+    return list(distinct.values()), refused
 
 
 class Simulator(ABC):
@@ -220,6 +321,16 @@ class Simulator(ABC):
     @abstractmethod
     def next_observations(self, state: Any) -> list[Observation]:
         """Observations of one random legal move (or chance event) in ``state``."""
+
+    def asked(self, state: Any, obs: Observation) -> list[Reading]:
+        """The choices the referee will offer when fed ``obs`` in ``state`` (one per distinct
+        outcome, in its order), or [] when it will not ask: what the simulated player answers."""
+        try:
+            candidates = self.game.interpret(state, obs)
+        except IllegalMove:
+            return []
+        options, _ = readings(self.game, state, candidates)
+        return options if len(options) > 1 else []
 
 
 @dataclass
@@ -349,25 +460,13 @@ class Referee:
         return self._choose(candidates, obs)
 
     def _choose(self, candidates: list[Move], obs: Observation) -> list[Announcement]:
-        outcomes: list[tuple[Move, Step]] = []
-        first_error: str | None = None
-        for move in candidates:
-            try:
-                outcomes.append((move, self.game.apply(self.state, move)))
-            except IllegalMove as e:
-                first_error = first_error or e.reason
-        if not outcomes:
-            reason = first_error or f"Nothing legal matches {obs.short()}"
+        options, refused = readings(self.game, self.state, candidates)
+        if not options:
+            reason = refused or f"Nothing legal matches {obs.short()}"
             return [reject(reason, observation=obs.to_json())]
-        if len(outcomes) == 1:  # one reading: nothing to compare (saves a state_json per move)
-            return self._commit(*outcomes[0])
-        distinct: dict[str, tuple[Move, Step]] = {}
-        for move, step in outcomes:
-            distinct.setdefault(self.game.outcome_key(step.state), (move, step))
-        if len(distinct) == 1:
-            move, step = outcomes[0]
-            return self._commit(move, step)
-        moves = [m for m, _ in distinct.values()]
+        if len(options) == 1:
+            return self._commit(options[0].move, options[0].step)
+        moves = [r.move for r in options]
         labels = [self.game.choice_label(self.state, m) for m in moves]
         question = f"{obs.short()}: which did you mean?"
         self.pending = Pending(question, moves, labels)

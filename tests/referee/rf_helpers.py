@@ -5,7 +5,7 @@ from __future__ import annotations
 from referee.cards import Card
 from referee.core import Referee
 from referee.games import load_game
-from referee.games.royal_family_state import RFState, other
+from referee.games.royal_family.state import RFState, other
 from referee.observations import Observation, parse_short
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from referee.cards import Card, card, full_deck
-from referee.games.dukes_up_melds import can_partition, is_meld, meld_problem, melds_with, partitions
+from referee.games.dukes_up.melds import can_partition, is_meld, meld_problem, melds_with, partitions
 
 
 def cards(text: str) -> list[Card]:

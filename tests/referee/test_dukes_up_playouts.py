@@ -15,7 +15,7 @@ from referee.config import other_variants
 from referee.core import Referee
 from referee.errors import ObservationError
 from referee.games import load_game
-from referee.games.dukes_up_state import ZONES
+from referee.games.dukes_up.state import ZONES
 from referee.observations import Observation, parse_short
 from referee.simulate import playout
 

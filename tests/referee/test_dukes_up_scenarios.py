@@ -19,8 +19,8 @@ from scenario_runner import Case, Reject, assert_says, play_case
 from referee.cards import card
 from referee.core import Referee
 from referee.games import load_game
-from referee.games.dukes_up_melds import show
-from referee.games.dukes_up_state import Side
+from referee.games.dukes_up.melds import show
+from referee.games.dukes_up.state import Side
 from referee.observations import parse_short
 
 

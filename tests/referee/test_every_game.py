@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
+import typing
 from collections import Counter
 
 import pytest
@@ -20,6 +22,7 @@ from playthrough import deck_of_54
 from reject_probes import play_with_probes
 
 from referee.cards import CLASSES, Card
+from referee.config import load_game_config, other_variants
 from referee.core import Game, Move, Referee, state_json
 from referee.errors import IllegalMove
 from referee.games import GAMES, load_game
@@ -37,22 +40,6 @@ CAPS: dict[str, dict[str, str]] = {
 WALKS: dict[str, tuple[int, int]] = {"royal_family": (25, 2_000), "royal_shuffle": (5, 2_000),
                                      "houska_castle": (25, 2_000), "dukes_up": (6, 500),
                                      "royal_crush": (25, 2_000)}
-
-# Moves ``apply`` accepts though ``legal_moves`` does not list them: disagreements this file
-# found, reported and not fixed here. The test fails on any other kind, and on one of these
-# once its game lists or refuses it (then remove the line).
-UNLISTED_BUT_ACCEPTED: dict[str, tuple[str, str]] = {
-    "royal_family": (
-        "FlopCard", "apply does not check FlopCard's pile: FlopCard(7S, flop_3) while flop_1 is due is "
-        "accepted and flop_1 stays empty (interpret checks the pile, so no observation gets there)"),
-    "royal_shuffle": (
-        "CountHand", "CountHand (the camera's count of a fanned hand, a check that changes nothing) is "
-        "accepted when it matches but never listed"),
-    "royal_crush": (
-        "Roll", "Roll by a player who has already rolled (a correction of a misread die) is accepted, "
-        "but legal_moves lists only the players still to roll"),
-}
-
 
 def _game(name: str) -> Game:
     return load_game(name, CAPS.get(name))
@@ -139,9 +126,24 @@ def test_a_move_not_listed_is_refused_and_changes_nothing(name: str) -> None:
                 assert state_json(state) == before, f"{move.describe()} changed the state it was refused on"
             state = game.apply(state, rng.choice(legal)).state
     assert refused > 300
-    known = {UNLISTED_BUT_ACCEPTED[name][0]} if name in UNLISTED_BUT_ACCEPTED else set()
-    assert set(accepted) == known, (f"moves accepted though not listed, by kind: {dict(accepted)} "
-                                    f"(known: {UNLISTED_BUT_ACCEPTED.get(name)})")
+    unlisted = {t.__name__ for t in game.unlisted}
+    assert set(accepted) <= unlisted, (f"moves accepted though not listed, by kind: {dict(accepted)} "
+                                       f"(the game leaves only {sorted(unlisted)} to its rules)")
+
+
+def test_the_core_refuses_a_move_the_rules_would_take_but_do_not_list() -> None:
+    """Royal Family's rules place a flopped card on any flop pile; the listing has only the pile
+    due. ``Game.apply`` refuses the other piles, whatever the rules' own checks miss."""
+    game = load_game("royal_family")
+    state = game.new_state()
+    card = game.legal_moves(state)[0].card
+    due = type(game.legal_moves(state)[0])(card, "flop_1")
+    assert due in game.legal_moves(state)
+    before = state_json(state)
+    with pytest.raises(IllegalMove, match="not a legal move now"):
+        game.apply(state, type(due)(card, "flop_3"))
+    assert state_json(state) == before
+    assert game.try_apply(state, type(due)(card, "flop_3")).state.zones["flop_3"] == [card]
 
 
 def _junk(game: Game):
@@ -178,3 +180,21 @@ def test_simulated_games_are_never_refused_and_a_reject_changes_nothing(name: st
 
     count = play_with_probes(game, range(seeds), _junk(game), rate, random.Random(5), after_each=after_each)
     assert count.rejected > fewest, count
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_typed_variants_are_the_yaml_variants(name: str) -> None:
+    """Each game's ``Variants`` dataclass names the variants of its YAML, with the same default
+    and, for a choice, the same allowed values: the rules read nothing the YAML does not set."""
+    config = load_game_config(name)
+    game = load_game(name)
+    fields = {f.name: f for f in dataclasses.fields(game.v)}
+    assert list(fields) == list(config.specs)
+    hints = typing.get_type_hints(type(game.v))
+    for key, spec in config.specs.items():
+        assert fields[key].default == spec.default, key
+        if spec.choices and not isinstance(spec.default, bool):
+            assert typing.get_args(hints[key]) == spec.choices, key
+    for override in other_variants(name):
+        (key, value), = override.items()
+        assert str(getattr(load_game(name, override).v, key)).lower() == value.lower()

@@ -21,7 +21,7 @@ from referee.config import load_game_config, other_variants
 from referee.core import Referee
 from referee.errors import ObservationError
 from referee.games import load_game, simulator
-from referee.games.houska_castle_state import ZONES
+from referee.games.houska_castle.state import ZONES
 from referee.observations import Observation, parse_short
 from referee.paths import project_root
 from referee.simulate import playout

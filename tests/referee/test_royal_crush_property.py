@@ -14,7 +14,7 @@ from referee.cards import CLASSES, Card
 from referee.core import Referee
 from referee.errors import ObservationError
 from referee.games import load_game, simulator
-from referee.games.royal_crush_state import SIDES
+from referee.games.royal_crush.state import SIDES
 from referee.observations import Observation
 from referee.simulate import playout
 

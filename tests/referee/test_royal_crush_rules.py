@@ -12,7 +12,7 @@ from referee.cards import Card
 from referee.core import Referee, state_json
 from referee.errors import ObservationError
 from referee.games import load_game
-from referee.games.royal_crush_resolve import ScoringRules, resolve, validate_slot
+from referee.games.royal_crush.resolve import ScoringRules, resolve, validate_slot
 from referee.observations import Observation, parse_short
 
 

@@ -54,7 +54,7 @@ def test_rf5_fortification_with_persistent_damage():
     ref = referee_on(g, st)
     out = feed(ref, "5S draw_pile -> staging", "5S staging -> fort_hits_hearts")
     assert "3 remaining" in texts(out, "DAMAGE")
-    assert g.fort_remaining(ref.state, "hearts") == 3
+    assert g.rules.fort_remaining(ref.state, "hearts") == 3
     feed(ref, "6D draw_pile -> staging", "6D staging -> discard_pile")  # red's turn
     out = feed(ref, "9S flop_1 -> fort_hits_hearts")
     assert "which had 3 left; the other 6 of 9S's 9 are lost" in texts(out, "DAMAGE")
@@ -125,7 +125,7 @@ def test_rf10_surprised():
     out = feed(ref, "2C staging -> flop_1")
     assert out == [("REJECT", "A drawn 2 must be resolved and goes face-down")]
     feed(ref, "2C staging -> discard_pile")
-    assert ref.state.surprise_damage["spades"] == 1 and g.damage_total(ref.state, "spades") == 1
+    assert ref.state.surprise_damage["spades"] == 1 and g.rules.damage_total(ref.state, "spades") == 1
     assert Card("2", "C") in ref.state.zones["discard_pile"]
 
 

@@ -14,7 +14,7 @@ from referee.cards import CLASSES, Card
 from referee.config import other_variants
 from referee.core import Referee
 from referee.games import load_game
-from referee.games.royal_shuffle_state import PLACES, PLAYERS, ZONES, ShuffleState
+from referee.games.royal_shuffle.state import PLACES, PLAYERS, ZONES, ShuffleState
 from referee.observations import Observation
 from referee.simulate import playout
 

@@ -15,7 +15,7 @@ from scenario_runner import Case, Reject, assert_says, play_case
 
 from referee.cards import Card, full_deck
 from referee.core import Referee
-from referee.games.royal_shuffle_rules import places_for
+from referee.games.royal_shuffle.rules import places_for
 
 START = ["deal", "first player=p1"]
 

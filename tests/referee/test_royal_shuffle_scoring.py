@@ -10,8 +10,8 @@ from fractions import Fraction
 import pytest
 
 from referee.cards import Card, full_deck
-from referee.games.royal_shuffle_rules import round_score
-from referee.games.royal_shuffle_scoring import (
+from referee.games.royal_shuffle.rules import round_score
+from referee.games.royal_shuffle.scoring import (
     Court,
     SettlementError,
     best_settlement,
