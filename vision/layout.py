@@ -80,6 +80,11 @@ class Layout:
         hits = [z for z in self.table_zones if z.contains(x, y)]
         return min(hits, key=lambda z: z.size[0] * z.size[1]) if hits else None
 
+    def lies_in(self, zone: str) -> str:
+        """The layout zone where a referee zone lies: Dukes Up!'s melds (``meld_3``) are
+        clusters on its ``table``; any other zone is its own."""
+        return zone if zone in self.zones or "table" not in self.zones else "table"
+
 
 def _pair(value: Any, loc: str) -> tuple[float, float]:
     if not (
