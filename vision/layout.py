@@ -30,6 +30,10 @@ class Zone:
     rotated: bool = False
     over: str | None = None
     offtable: bool = False
+    # Cards of the game may lie face down here although the zone's cards lie face up (Royal
+    # Crush's commitments, Houska Castle's hidden and nullified cards, Dukes Up!'s castles and
+    # dukes before dukes_up): a sure back read here is a back, not a face misread.
+    backs: bool = False
 
     @property
     def rect(self) -> tuple[float, float, float, float]:
@@ -130,6 +134,8 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
             raise ConfigError(f"{loc}: field 'kind': expected one of {', '.join(ZONE_KINDS)}, got {kind!r}")
         if face not in FACES:
             raise ConfigError(f"{loc}: field 'face': expected up or down, got {face!r}")
+        if not isinstance(z.get("backs", False), bool):
+            raise ConfigError(f"{loc}: field 'backs': expected true or false, got {z['backs']!r}")
         zones[zid] = Zone(
             str(zid),
             _pair(z["center"], f"{loc}: field 'center'"),
@@ -138,6 +144,7 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
             face,
             bool(z.get("rotated", False)),
             z.get("over"),
+            backs=z.get("backs", False),
         )
     for z in zones.values():
         if z.over is not None and z.over not in zones:

@@ -179,6 +179,9 @@ class GameFilm:
         tw, th = self.layout.table_size
         near_black = seat.pivot[1] < th / 2
         target = (tw / 2 + float(self.tap_rng.normal(0, 8)), 22.0 if near_black else th - 22.0)
+        if 0 <= seat.pivot[1] <= th:  # a seat at the x = 0 or far x edge
+            x = 22.0 if seat.pivot[0] < tw / 2 else tw - 22.0
+            target = (x, th / 2 + float(self.tap_rng.normal(0, 8)))
         for beat in tap_beats(target, seat, self.spec.fps):
             self._emit(
                 self.stage.overlay(self.still, None, self._hand(step.actor, beat)), "moving", step.line, "tap"
@@ -194,16 +197,21 @@ def _held_sprite(card: str, beat: Beat, looks: DeckLooks) -> CardSprite:
 
 
 def _seats(layout: Layout, players: tuple[str, ...], rng: np.random.Generator) -> dict[str, Seat]:
-    """The first player sits at the table's y = 0 edge, the second across; the arm pivots
-    about 40 cm beyond the edge, a little off the middle."""
+    """Two players sit at the table's y = 0 edge and across; three or four go round the table
+    (y = 0, x = 0, far y, far x: Royal Crush's layout seats p1 to p4 so). The arm pivots about
+    40 cm beyond the edge, a little off the middle."""
     tw, th = layout.table_size
     seats = {}
     for k, p in enumerate(players):
-        x = tw / 2 + float(rng.normal(0, 10))
-        if k % 2 == 0:
-            seats[p] = Seat((x, -40.0), (x + 8.0, -24.0))
+        side = k % 2 * 2 if len(players) <= 2 else k % 4
+        if side in (0, 2):
+            x = tw / 2 + float(rng.normal(0, 10))
+            y, edge = (-40.0, -24.0) if side == 0 else (th + 40.0, th + 24.0)
+            seats[p] = Seat((x, y), (x + (8.0 if side == 0 else -8.0), edge))
         else:
-            seats[p] = Seat((x, th + 40.0), (x - 8.0, th + 24.0))
+            y = th / 2 + float(rng.normal(0, 10))
+            x, edge = (-40.0, -24.0) if side == 1 else (tw + 40.0, tw + 24.0)
+            seats[p] = Seat((x, y), (edge, y + (-8.0 if side == 1 else 8.0)))
     return seats
 
 

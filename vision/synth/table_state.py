@@ -286,10 +286,11 @@ def drawing_order(layout: Layout) -> list[str]:
 
 def sprite(identity: str, pose: Pose, looks: DeckLooks, zone: str | None, lift: float = 0.0) -> CardSprite:
     look = looks[bare(identity)]
+    up = pose.face_up and not face_down(identity)
     return CardSprite(
         bare(identity),
-        pose.face_up and not face_down(identity),
-        look.front if pose.face_up else look.back,
+        up,
+        look.front if up else look.back,
         pose.center,
         pose.angle,
         look.size,
