@@ -24,7 +24,7 @@ from referee.core import Referee
 from referee.games import load_game
 from referee.observations import Observation
 from vision.layout import Layout
-from vision.synth.table_state import Table, bare, face_down, laid_from
+from vision.synth.table_state import Table, face_down, laid_from
 
 # Games whose tables follow their observations alone (their referees clean up before the table).
 OBSERVED_ONLY = ("royal_family", "royal_shuffle")
@@ -41,10 +41,6 @@ class Move:
     up: bool | None = None
 
 
-def lies_in(layout: Layout, zone: str) -> str:
-    return layout.lies_in(zone)
-
-
 class TablePlayers:
     """Plans the card moves of each observation against the physical ``Table``; the caller
     applies each ``Move`` (``Table.take`` / ``Table.put``) before asking for the next."""
@@ -55,12 +51,13 @@ class TablePlayers:
         self.referee.start()
         self.tidy = game_name not in OBSERVED_ONLY
         self.up_zones = [z.id for z in layout.table_zones if z.face == "up"]
+        self.players = {str(p) for p in self.referee.game.players}
 
     def moves(self, obs: Observation, actor: str) -> Iterator[Move]:
         self.referee.feed(obs)
         own = None
         if obs.type == "move" and obs.card is not None and obs.src and obs.dst:
-            own = (str(obs.card), lies_in(self.layout, obs.src), lies_in(self.layout, obs.dst))
+            own = (str(obs.card), self.layout.lies_in(obs.src), self.layout.lies_in(obs.dst))
         if not self.tidy:
             if own is not None:
                 card, src, dst = own
@@ -83,7 +80,9 @@ class TablePlayers:
         t = self.table
         pile = t.zones.get(src, [])
         if card == "BACK":
-            downs = self._face_down(src)
+            # Face down in the zone named, or (a card taken back into a hand) one its owner laid
+            # anywhere: the referee names a side mat or a slot for either.
+            downs = [] if src in t.hidden else self._face_down(src) or self._face_down(dst, here=False)
             if downs:
                 src, index = downs[0]
             else:
@@ -104,7 +103,7 @@ class TablePlayers:
     def _zones(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
         for zone, cards in (self.referee.game.cards_by_zone(self.referee.state) or {}).items():
-            out.setdefault(lies_in(self.layout, zone), []).extend(str(c) for c in cards)
+            out.setdefault(self.layout.lies_in(zone), []).extend(str(c) for c in cards)
         return out
 
     def _wanted(self) -> Counter:
@@ -140,17 +139,19 @@ class TablePlayers:
             else:
                 yield Move(zone, index, home)
 
-    def _face_down(self, zone: str) -> list[tuple[str, int]]:
+    def _face_down(self, zone: str, here: bool = True) -> list[tuple[str, int]]:
         """Cards lying face down that a player means by ``zone``, likeliest first: in it, top
         first, then those laid from a zone of the same owner (Royal Crush's referee files a
         player's commitment under ``commit_pN`` wherever on the table it lies)."""
         t, owner = self.table, zone.rsplit("_", 1)[-1]
-        here = [(zone, i) for i, c in enumerate(t.zones.get(zone, [])) if face_down(c)][::-1]
+        mine = [(zone, i) for i, c in enumerate(t.zones.get(zone, [])) if face_down(c)][::-1] if here else []
+        if owner not in self.players:
+            return mine
         theirs = [
             (z, i) for z in self.up_zones if z != zone for i, c in enumerate(t.zones.get(z, []))
             if face_down(c) and laid_from(c).rsplit("_", 1)[-1] == owner
         ]
-        return here + theirs[::-1]
+        return mine + theirs[::-1]
 
     def _bring(self, obs: Observation) -> Iterator[Move]:
         zones = self._zones()
@@ -171,7 +172,7 @@ class TablePlayers:
             z, i = downs[0]
             t.name_unseen(z, i, card)
             return Move(z, i, zone, up=True)
-        src = lies_in(self.layout, obs.src) if obs.src else None
+        src = self.layout.lies_in(obs.src) if obs.src else None
         if src is not None and obs.card is not None and str(obs.card) == card and t.unseen_in(src):
             index = t.unseen_in(src)[-1]
         else:
@@ -180,8 +181,6 @@ class TablePlayers:
         return Move(src, index, zone, up=True)
 
     def _on_table(self, zone: str | None) -> bool:
-        z = self.layout.zones.get(lies_in(self.layout, zone or ""))
+        z = self.layout.zones.get(self.layout.lies_in(zone or ""))
         return z is not None and not z.offtable
 
-
-__all__ = ["Move", "TablePlayers", "bare", "lies_in"]
