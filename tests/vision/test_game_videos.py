@@ -76,3 +76,21 @@ def test_replay_with_its_players_makes_every_announcement_of_the_true_game(short
     # The camera fed moves it read itself, not only what the players typed.
     fed = [e for e in read_jsonl(out / "events.jsonl") if e["kind"] == "observation"]
     assert sum(e["data"].get("seq") is not None for e in fed) >= SHORT[game][3]
+
+
+def test_live_with_its_players_follows_the_game_to_the_end_of_the_video(short_game, tmp_path):
+    """``cardref live --players``: the rendered game's players type and answer at the live
+    referee; its log is the true game, as the rules read it (the same end)."""
+    game, video = short_game
+    dets = truth_detections(video / "labels.jsonl", tmp_path / "truth.jsonl")
+    log = tmp_path / "live.jsonl"
+    r = cardref("live", game, "--camera", str(video / "video.mp4"), "--headless", "--log", str(log),
+                "--detections", str(dets), "--players", str(video), stdin="")
+    assert r.returncode == 0, r.stderr
+    assert "REJECT" not in r.stdout and "[desync]" not in r.stdout
+    true, played = Referee(load_game(game)), Referee(load_game(game))
+    for obs in read_jsonl(video / "observations.jsonl"):
+        true.feed(Observation.from_json(obs))
+    for obs in read_jsonl(log)[1:]:  # after the log's header
+        assert not any(a.kind == "REJECT" for a in played.feed(Observation.from_json(obs)))
+    assert played.game.outcome_key(played.state) == true.game.outcome_key(true.state)
