@@ -33,7 +33,7 @@ from vision.synth.hands import Hand
 from vision.synth.labels import CardLabel
 from vision.synth.table_moves import Move, TablePlayers
 from vision.synth.table_state import DeckLooks, Placer, Pose, Table, bare, pose_of, sprite, table_sprites
-from vision.synth.video_stage import Frame, Shot, Stage, develop
+from vision.synth.video_stage import Frame, Shot, Stage, Still, develop
 
 # The games rendered: every game with a layout (see ``table_moves`` for how their cards move).
 RENDERED_GAMES = GAMES
@@ -170,7 +170,8 @@ class GameFilm:
             self._emit(frame, "moving", step.line, beat.phase, held=beat.card is not None)
         self.still = after
 
-    def _compose(self):
+    def _compose(self) -> Still:
+        """The settled table as it lies now (remembered, to tell when it changed unseen)."""
         self._composed = {z: list(cs) for z, cs in self.table.zones.items()}
         return self.stage.compose(table_sprites(self.table, self.placer, self.looks))
 
