@@ -30,6 +30,13 @@ then the detector. There the camera feeds a card put in view as the spec's ``pla
 referee asks whether it was flipped or played, so the moves of the two logs do not compare one
 for one: "recovered" counts the true game's state, damage and result announcements made in
 order (``score_announcements``).
+
+``--game houska_castle``, ``--game dukes_up`` and ``--game royal_crush`` do the same for the
+other games (draws, set-ups, dice and reveals are typed, so only with the players), and print
+a table for the game: announcements recovered, wrong, desyncs, the referee's questions and the
+camera's, speed. ``--size 640x360`` renders smaller frames (a quicker bench on two cores):
+
+    nice -n 10 python bench/replay.py --game dukes_up --seeds 1 2 3 4 5 --moves 400 --size 640x360
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from referee.games import GAMES  # noqa: E402
 from vision.replay_eval import (  # noqa: E402
     latencies,
     read_jsonl,
@@ -118,6 +126,7 @@ def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str]
         "desyncs": summary["desyncs"],
         "recoveries": kinds.count("recovered"),
         "questions": kinds.count("question"),
+        "asks": summary.get("asks", 0),
         "drifts": kinds.count("drift"),
         **{k: v for k, v in summary.items() if k.startswith("checks_")},
     }
@@ -143,18 +152,39 @@ def conditions_table(rows: list[dict]) -> list[dict]:
     return out
 
 
+def game_table(game: str, rows: list[dict]) -> None:
+    """One game's table: per variant over all its rendered games, the true state, damage,
+    score and result announcements recovered in order, wrong ones, desyncs, the referee's
+    questions (ASK) and recovery questions asked, and the speed."""
+    print(f"\n{game}\n{'variant':<28} {'games':>5} {'recovered':>15} {'wrong':>5} {'desync':>6} "
+          f"{'asks':>5} {'questions':>9} {'x real':>7}")
+    for variant in dict.fromkeys(r["variant"] for r in rows):
+        part = [r for r in rows if r["variant"] == variant]
+        got, true = sum(r["recovered_moves"] for r in part), sum(r["true_moves"] for r in part)
+        share = f"{got}/{true} {got / max(true, 1):.1%}"
+        speed = sum(r["video_s"] for r in part) / max(sum(r["wall_s"] for r in part), 1e-9)
+        print(f"{variant:<28} {len(part):>5} {share:>15} {sum(r['wrong_scored'] for r in part):>5} "
+              f"{sum(r['desyncs'] for r in part):>6} {sum(r['asks'] for r in part):>5} "
+              f"{sum(r['questions'] for r in part):>9} {speed:>7.1f}")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seeds", type=int, nargs="+", default=[101, 102])
     p.add_argument("--moves", type=int, default=30)
     p.add_argument("--work", type=Path, default=ROOT / ".cache" / "bench_replay")
-    p.add_argument("--json", type=Path, default=ROOT / "bench" / "replay.json")
-    p.add_argument("--game", default="royal_family", choices=("royal_family", "royal_shuffle"))
+    p.add_argument("--json", type=Path, default=None,
+                   help="default bench/replay.json (Royal Family), bench/replay_GAME.json (the others)")
+    p.add_argument("--game", default="royal_family", choices=GAMES)
+    p.add_argument("--size", default=None, help="frame size of the rendered games (render-game's default)")
     p.add_argument("--baseline", metavar="REV", help="also replay with the detector of this git revision")
     p.add_argument("--only-models", action="store_true", help="only the detector variants, no video")
     p.add_argument("--conditions", nargs="*", default=None, choices=CONDITIONS,
                    help="also replay each game filmed under these conditions (camera alone, players)")
     args = p.parse_args()
+    if args.json is None:
+        name = "replay.json" if args.game == "royal_family" else f"replay_{args.game}.json"
+        args.json = ROOT / "bench" / name
     base = []
     if args.baseline:
         from bench.detector import models_at
@@ -164,7 +194,10 @@ def main() -> int:
     by_moves = args.game == "royal_family"
     rows = []
     for seed in args.seeds:
-        game = args.work / f"game_{seed}"
+        # (Royal Family's games keep their old folders; the other games' are named by game.)
+        size = f"_{args.size}" if args.size else ""
+        prefix = "" if args.game == "royal_family" and not size else f"{args.game}{size}_"
+        game = args.work / f"{prefix}game_{seed}"
         if not (game / "video.mp4").exists():
             cardref(
                 "render-game",
@@ -178,8 +211,9 @@ def main() -> int:
                 "--recipe",
                 str(ROOT / "datasets/recipes/holdout.yaml"),
                 "--quiet",
+                *(["--size", args.size] if args.size else []),
             )
-        truth = truth_detections(game / "labels.jsonl", args.work / f"truth_{seed}.jsonl")
+        truth = truth_detections(game / "labels.jsonl", args.work / f"{prefix}truth_{seed}.jsonl")
         deck = json.loads((game / "render.json").read_text()).get("deck")
         players = ["--no-video", "--players", str(game)]
         if args.conditions is not None:
@@ -212,7 +246,7 @@ def main() -> int:
                 "model, players": players,
             }
         for name, extra in variants.items():
-            out = args.work / f"replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
+            out = args.work / f"{prefix}replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
             row = replay_row(args, game, out, extra, by_moves)
             rows.append({"seed": seed, "deck": deck, "variant": name, **row})
     head = (
@@ -246,6 +280,8 @@ def main() -> int:
     for t in totals:
         share = f"{t['recovered_moves']}/{t['true_moves']} {t['recovered']:.0%}"
         print(f"{t['variant']:<28} {t['deck']:<24} {t['games']:>5} {share:>13} {t['wrong_scored']:>5}")
+    if not by_moves:
+        game_table(args.game, rows)
     answered = [r for r in rows if "checks_keyed" in r]
     if answered:
         kinds = ("confirmed", "keyed", "typed", "unanswered")

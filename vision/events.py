@@ -216,6 +216,8 @@ class EventInference:
         # more often than back into the draw pile: try that last.
         self.hidden_zones = tuple(sorted(hidden, key=lambda z: z.startswith("draw")))
         self.desync: str | None = None
+        # Cards a typed observation put in view that the camera has not seen there yet.
+        self.awaited: set[tuple[str, str]] = set()
         self.named: dict[str, Naming] = {}  # cards the camera named as they came into view
         # A name the camera reads -> the name a player gave that card (a rename typed or keyed):
         # the classifier that misread a card once will most likely misread it again.
@@ -236,8 +238,13 @@ class EventInference:
     # ---- what changed ------------------------------------------------------------------
     def changes(self, seen: TableState) -> list[Change]:
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        # A card a typed observation put in view (a reveal typed before the cards are turned
+        # up) is not gone before the camera has seen it there once.
+        self.awaited = {a for a in self.awaited if now[a] == 0}
         appeared = [(z, n) for (z, n), k in (now - expected).items() for _ in range(k)]
-        gone = [(z, n) for (z, n), k in (expected - now).items() for _ in range(k)]
+        gone = [
+            (z, n) for (z, n), k in (expected - now).items() for _ in range(k) if (z, n) not in self.awaited
+        ]
         # A card the rules named otherwise than the camera, gone from where it lay, and the
         # camera's name for it read unsurely elsewhere: that card, moved (or, where it lay, the
         # same card still).
@@ -754,6 +761,8 @@ class EventInference:
                 i = next(i for i in hidden if str(cards[i]) == name)
                 self.physical.setdefault(dest, []).append(cards.pop(i))
                 deficit[(dest, name)] -= 1
+                if dest not in self.hidden_zones:
+                    self.awaited.add((dest, name))
 
     def _follow_referee(self, gone: list[Change]) -> None:
         """A card gone from view that no legal move explains, which the referee has already

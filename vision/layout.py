@@ -30,6 +30,10 @@ class Zone:
     rotated: bool = False
     over: str | None = None
     offtable: bool = False
+    # Cards of the game may lie face down here although the zone's cards lie face up (Royal
+    # Crush's commitments, Houska Castle's hidden and nullified cards, Dukes Up!'s castles and
+    # dukes before dukes_up): a sure back read here is a back, not a face misread.
+    backs: bool = False
 
     @property
     def rect(self) -> tuple[float, float, float, float]:
@@ -80,6 +84,11 @@ class Layout:
         hits = [z for z in self.table_zones if z.contains(x, y)]
         return min(hits, key=lambda z: z.size[0] * z.size[1]) if hits else None
 
+    def lies_in(self, zone: str) -> str:
+        """The layout zone where a referee zone lies: Dukes Up!'s melds (``meld_3``) are
+        clusters on its ``table``; any other zone is its own."""
+        return zone if zone in self.zones or "table" not in self.zones else "table"
+
 
 def _pair(value: Any, loc: str) -> tuple[float, float]:
     if not (
@@ -125,6 +134,8 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
             raise ConfigError(f"{loc}: field 'kind': expected one of {', '.join(ZONE_KINDS)}, got {kind!r}")
         if face not in FACES:
             raise ConfigError(f"{loc}: field 'face': expected up or down, got {face!r}")
+        if not isinstance(z.get("backs", False), bool):
+            raise ConfigError(f"{loc}: field 'backs': expected true or false, got {z['backs']!r}")
         zones[zid] = Zone(
             str(zid),
             _pair(z["center"], f"{loc}: field 'center'"),
@@ -133,6 +144,7 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
             face,
             bool(z.get("rotated", False)),
             z.get("over"),
+            backs=z.get("backs", False),
         )
     for z in zones.values():
         if z.over is not None and z.over not in zones:

@@ -206,7 +206,11 @@ class TablePlayers:
             ref.feed(obs)
             self.outcomes.append((len(ref.history), self.game.outcome_key(ref.state)))
         self.true_moves = list(ref.history)
-        self.typed = [k for k, o in enumerate(self.observations) if seen is not None and not _seen(o, seen)]
+        shown = _shown_after(read_jsonl(render_dir / "labels.jsonl"))
+        self.typed = [
+            k for k, o in enumerate(self.observations)
+            if seen is not None and not _seen(o, seen, layout, shown.get(k), shown.get(k + 1))
+        ]
         self.typed_done = 0
         self.checks: list = []  # (NameCheck, event) raised and not answered yet
 
@@ -247,7 +251,7 @@ class TablePlayers:
         if done <= k:
             return None  # not made yet
         obs = self.observations[k]
-        if obs.type == "answer":
+        if obs.type == "answer" and self.asked_before[k]:
             # The true game's answer, to the same question (the camera's referee is at the same
             # move and asking); a question only the camera asks is answered by match_answer.
             if camera_moves > self.moves_before[k] or done > k + self.LAG:
@@ -255,6 +259,8 @@ class TablePlayers:
                 return self.due(frame, camera_moves, asked)
             if not (asked and camera_moves == self.moves_before[k]):
                 return None
+        elif asked and self.asked_before[k] and camera_moves == self.moves_before[k]:
+            pass  # what the players did answers the same question (Royal Crush's invite by=...)
         elif asked or (camera_moves < self.moves_before[k] and done <= k + self.LAG):
             return None  # the question first; or the camera has not caught up with the moves before it
         self.typed_done += 1
@@ -272,6 +278,10 @@ class TablePlayers:
         pending = camera.pending
         if pending is None:
             return None
+        if self.typed_done < len(self.typed):
+            k = self.typed[self.typed_done]
+            if self.asked_before[k] and len(camera.history) == self.moves_before[k]:
+                return None  # the true game's same question: what the players type next answers it
         # A choice the true game made about then (the camera may have taken a typed draw and a
         # move in another order).
         n = len(camera.history)
@@ -302,10 +312,34 @@ def _without_cards(move: dict) -> dict:
     return {k: v for k, v in move.items() if k not in ("card", "cards")}
 
 
-def _seen(obs, seen: set[str]) -> bool:
+def _shown_after(labels: list[dict]) -> dict[int, set[tuple[str, str]]]:
+    """After each number of observations, the face-up cards a camera could read on the settled
+    table, as (zone, card): what the players know the camera has seen."""
+    out: dict[int, set[tuple[str, str]]] = {}
+    for row in labels:
+        if row["phase"] == "settled":
+            cards = [c for c in row["cards"] if c["labelled"] and c["cls"] != "BACK" and c["zone"]]
+            out[row["obs"]] = {(c["zone"], c["cls"]) for c in cards}
+    return out
+
+
+def _seen(obs, seen: set[str], layout=None, before=None, after=None) -> bool:
     """Whether a camera sees ``obs`` happen: a face-up card moved into or out of a zone it
-    sees (everything else, a draw into a hand, who starts, an answer, is typed or keyed)."""
+    sees (everything else, a draw into a hand, who starts, an answer, is typed or keyed).
+    Where the rendered table tells, the card must also be read somewhere in view before the
+    move or where it went after it (not a card slid from under a pile's top), and a card moved
+    between Dukes Up!'s melds, all on its one ``table`` zone, is not seen."""
     face_up = obs.card is not None and not obs.card.is_back
+    src, dst = obs.src, obs.dst
+    if layout is not None:
+        src, dst = (layout.lies_in(z) if z else z for z in (obs.src, obs.dst))
+        if src == dst and obs.src != obs.dst:
+            return False
     if obs.type == "placed":  # put in view from somewhere unseen (Royal Shuffle)
-        return face_up and obs.dst in seen
-    return obs.type == "move" and face_up and bool({obs.src, obs.dst} & seen)
+        return face_up and dst in seen
+    if not (obs.type == "move" and face_up and bool({src, dst} & seen)):
+        return False
+    if before is None or after is None:
+        return True
+    card = str(obs.card)
+    return any(c == card and z in seen for z, c in before) or ((dst, card) in after and dst in seen)

@@ -135,7 +135,8 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
         landscape = extent[i, 0] > 1.15 * extent[i, 1]
         zone = zone_for(layout, x, y, landscape)
         name = CLASSES[int(detections.class_id[i])]
-        if name == BACK and zone is not None and layout.zones[zone].face == "up":
+        z = None if zone is None else layout.zones[zone]
+        if name == BACK and z is not None and z.face == "up" and not z.backs:
             faint = (
                 detections.presence is not None
                 and detections.class_probs is not None
@@ -276,7 +277,8 @@ class Vote:
             return Counter(s.name for s in group).most_common(1)[0][0], None
         p = np.mean([s.probs for s in group], axis=0)
         zone = group[0].zone
-        if zone is not None and self.layout.zones[zone].face == "up" and CLASSES[int(p.argmax())] == BACK:
+        z = None if zone is None else self.layout.zones[zone]
+        if z is not None and z.face == "up" and not z.backs and CLASSES[int(p.argmax())] == BACK:
             p[CLASSES.index(BACK)] = 0  # a face-up zone: its likeliest face
         return CLASSES[int(p.argmax())], p
 

@@ -27,7 +27,7 @@ WAIT_S = 120  # a ceiling for a loaded machine, not a speed requirement
 
 def start_live(video, detections, log):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vision.cli.main", "live", "royal_family", "--camera", str(video),
+        [sys.executable, "-m", "vision.commands.main", "live", "royal_family", "--camera", str(video),
          "--headless", "--log", str(log), "--detections", str(detections), "--serve", "127.0.0.1:0"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

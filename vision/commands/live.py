@@ -50,6 +50,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    help="detector runtime (default: openvino when installed, about 2x faster "
                         "here, else onnx)")
     p.add_argument("--detections", type=Path, help="recorded detections.jsonl instead of the model")
+    p.add_argument("--players", type=Path, metavar="GAME_DIR",
+                   help="a game rendered by cardref render-game, filmed by --camera: its players type, "
+                        "answer and check as it went, as with cardref replay --players")
     p.add_argument("--headless", action="store_true", help="no window")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
     p.add_argument("--quiet-routine", action="store_true", help="speak only turns, damage, rejects, results")
@@ -76,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.observations import Observation, parse_short
     from vision.calibration import Calibration
     from vision.commands.common import game_from_args, open_referee
+    from vision.commands.replay import players_act, rendered_players
     from vision.detector.detections_io import model_detector, recorded_detector
     from vision.layout import load_layout
     from vision.name_check import NameCheck
@@ -97,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError(f"{log}: a game is already logged here (use --resume, or another --log)")
     referee, replayed = open_referee(game, str(log))
     layout = load_layout(args.game)
+    players = rendered_players(args.players, layout) if args.players else None
     calibration = Calibration.load(args.calibration) if args.calibration else None
     if args.detections:
         detect = recorded_detector(args.detections)
@@ -195,7 +200,10 @@ def run(args: argparse.Namespace) -> int:
                 paused = False
                 camera.settle.force_read()
                 print("[RESUMED] camera back", flush=True)
-            tell(camera.process(item.index, item.time, item.image))
+            events = camera.process(item.index, item.time, item.image)
+            tell(events)
+            if players is not None:
+                tell(players_act(camera, players, events, item.index, item.time))
             while not typed.empty():
                 text = typed.get()
                 if not text:

@@ -22,7 +22,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         description="Play a seeded random game and render it as an overhead video (MP4) with the true "
         "observations, announcements and per-frame card labels.",
     )
-    p.add_argument("game", help="game to play: royal_family or royal_shuffle (whose moves are choreographed)")
+    p.add_argument(
+        "game", help="game to play: royal_family, royal_shuffle, houska_castle, dukes_up or royal_crush"
+    )
     p.add_argument(
         "--seed", type=int, default=0, help="random seed of the game and the rendering (default 0)"
     )
@@ -63,8 +65,7 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError(f"--settle: expected 0..30 seconds, got {args.settle}")
     if args.game not in RENDERED_GAMES:
         raise CardrefError(
-            f"{args.game}: render-game draws {', '.join(RENDERED_GAMES)} games only "
-            "(the other games' moves are not choreographed yet)"
+            f"{args.game}: render-game draws {', '.join(RENDERED_GAMES)} games only"
         )
     if not (configs_dir() / "layouts" / f"{args.game}.yaml").exists():
         raise CardrefError(f"{args.game}: no table layout configs/layouts/{args.game}.yaml to render it on")

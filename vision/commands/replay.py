@@ -79,6 +79,23 @@ def read_answers(path: Path | None) -> list:
     return [obs for _, obs in read_jsonl(str(path)) if obs.type == "answer"]
 
 
+def rendered_players(folder: Path, layout):
+    """The players of a game rendered by ``cardref render-game`` (``--players``)."""
+    from vision.replay_eval import TablePlayers
+
+    missing = [f for f in ("observations.jsonl", "labels.jsonl") if not (folder / f).is_file()]
+    if missing:
+        raise CardrefError(
+            f"--players {folder}: expected a game rendered by cardref render-game (no {missing[0]})"
+        )
+    try:
+        return TablePlayers(folder, layout)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise CardrefError(
+            f"--players {folder}: not a game rendered by cardref render-game ({e!r})"
+        ) from None
+
+
 def players_act(camera, players, events: list, index: int, t: float) -> list:
     """What the players do after a frame's ``events``: answer the referee's questions, then
     the name checks (a rename for each card the camera named wrong), and type what the camera
@@ -148,19 +165,7 @@ def replay_one(args: argparse.Namespace) -> int:
     answers = read_answers(args.answers)
     players = None
     if args.players:
-        from vision.replay_eval import TablePlayers
-
-        missing = [f for f in ("observations.jsonl", "labels.jsonl") if not (args.players / f).is_file()]
-        if missing:
-            raise CardrefError(
-                f"--players {args.players}: expected a game rendered by cardref render-game (no {missing[0]})"
-            )
-        try:
-            players = TablePlayers(args.players, layout)
-        except (KeyError, TypeError, ValueError, AttributeError) as e:
-            raise CardrefError(
-                f"--players {args.players}: not a game rendered by cardref render-game ({e!r})"
-            ) from None
+        players = rendered_players(args.players, layout)
         answers = []  # the players answer
     if args.detections:
         detect = recorded_detector(args.detections)

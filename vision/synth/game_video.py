@@ -20,6 +20,7 @@ import numpy as np
 
 from referee import files
 from referee.errors import CardrefError
+from referee.games import GAMES
 from vision.background import BackgroundWorker
 from vision.layout import Layout, load_layout
 from vision.progress import progress as progress_bar
@@ -30,12 +31,12 @@ from vision.synth.compose import CardSprite
 from vision.synth.game_record import GameRecord, Step, record_game
 from vision.synth.hands import Hand
 from vision.synth.labels import CardLabel
-from vision.synth.table_state import DeckLooks, Placer, Pose, Table, pose_of, sprite, table_sprites
-from vision.synth.video_stage import Frame, Shot, Stage, develop
+from vision.synth.table_moves import Move, TablePlayers
+from vision.synth.table_state import DeckLooks, Placer, Pose, Table, bare, pose_of, sprite, table_sprites
+from vision.synth.video_stage import Frame, Shot, Stage, Still, develop
 
-# The games whose moves the choreography can act out: every game has a mat, but the seats,
-# hands and piles of the others are not drawn yet.
-RENDERED_GAMES = ("royal_family", "royal_shuffle")
+# The games rendered: every game with a layout (see ``table_moves`` for how their cards move).
+RENDERED_GAMES = GAMES
 
 OPENING_S = 1.0  # the table before the first observation
 CLOSING_S = 1.0
@@ -100,7 +101,8 @@ class GameFilm:
         self.tap_rng = rng
         hidden = tuple(z for z in record.initial if _hidden(layout, z))
         self.table = Table(record.initial, hidden)
-        self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        self.players = TablePlayers(record.game, layout, self.table)
+        self.still = self._compose()
         self.done = 0  # observations completed
 
     # ---- frames -------------------------------------------------------------------------------
@@ -128,34 +130,36 @@ class GameFilm:
         return replace(self.hands[actor], tip=beat.tip, direction=beat.direction)
 
     def play(self, step: Step) -> None:
-        obs = step.obs
-        if obs.type == "move" and obs.card is not None and obs.src and obs.dst:
-            self._move(step, str(obs.card), obs.src, obs.dst)
-        elif obs.type == "placed" and obs.card is not None and _on_table(self.layout, obs.dst):
-            # A card put in view from somewhere unseen (Royal Shuffle): from the player's hand.
-            hand = f"hand_{step.actor}"
-            self._move(step, str(obs.card), hand if hand in self.table.zones else "draw_pile", obs.dst)
-        else:
+        moved = False
+        try:
+            for move in self.players.moves(step.obs, step.actor):
+                self._move(step, move)
+                moved = True
+        except CardrefError as e:
+            raise CardrefError(f"{self.record.game} seed {self.spec.seed} observation {step.line} "
+                               f"({step.obs.short()}): {e}") from None
+        if not moved:
             self._tap(step)
         self.done = step.line
         self.settle(self.spec.settle)
 
-    def _move(self, step: Step, card: str, src: str, dst: str) -> None:
+    def _move(self, step: Step, move: Move) -> None:
         seat = self.seats[step.actor]
-        order = list(self.table.zones.get(src, []))
-        index, reshuffled = self.table.locate(card, src)
-        if reshuffled or self.table.zones[src] != order:
-            # The discard pile became the draw pile (a cut to the new table), or the drawn card
-            # was moved to the top of the face-down pile: the picture is the same, the truth not.
-            self.still = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        src, dst = move.src, move.dst
         before = self.still
-        src_pose = pose_of(self.table, self.placer, src, index) or _aside(seat, src)
-        card = self.table.zones[src].pop(index)  # for a face-down move (BACK), the top card
-        without = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
-        self.table.zones.setdefault(dst, []).append(card)
+        if self.table.zones != self._composed:
+            # The discard pile became the draw pile (a cut to the new table), the drawn card
+            # was moved to the top of the face-down pile, or unseen cards swapped names: the
+            # picture is the same, the truth not.
+            before = self.still = self._compose()
+        src_pose = pose_of(self.table, self.placer, src, move.index) or _aside(seat, src)
+        card = self.table.take(src, move.index)  # for a face-down move (BACK), the top card
+        without = self._compose()
+        self.table.put(dst, card, move.up, self.layout, src)
         dst_pose = pose_of(self.table, self.placer, dst, len(self.table.zones[dst]) - 1)
-        after = self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+        after = self._compose()
         dst_pose = dst_pose or _aside(seat, dst)
+        card = bare(card)
         for beat in move_beats(src_pose, dst_pose, seat, self.spec.fps):
             hand = self._hand(step.actor, beat)
             if beat.card is None:
@@ -166,11 +170,19 @@ class GameFilm:
             self._emit(frame, "moving", step.line, beat.phase, held=beat.card is not None)
         self.still = after
 
+    def _compose(self) -> Still:
+        """The settled table as it lies now (remembered, to tell when it changed unseen)."""
+        self._composed = {z: list(cs) for z, cs in self.table.zones.items()}
+        return self.stage.compose(table_sprites(self.table, self.placer, self.looks))
+
     def _tap(self, step: Step) -> None:
         seat = self.seats[step.actor]
         tw, th = self.layout.table_size
         near_black = seat.pivot[1] < th / 2
         target = (tw / 2 + float(self.tap_rng.normal(0, 8)), 22.0 if near_black else th - 22.0)
+        if 0 <= seat.pivot[1] <= th:  # a seat at the x = 0 or far x edge
+            x = 22.0 if seat.pivot[0] < tw / 2 else tw - 22.0
+            target = (x, th / 2 + float(self.tap_rng.normal(0, 8)))
         for beat in tap_beats(target, seat, self.spec.fps):
             self._emit(
                 self.stage.overlay(self.still, None, self._hand(step.actor, beat)), "moving", step.line, "tap"
@@ -186,16 +198,21 @@ def _held_sprite(card: str, beat: Beat, looks: DeckLooks) -> CardSprite:
 
 
 def _seats(layout: Layout, players: tuple[str, ...], rng: np.random.Generator) -> dict[str, Seat]:
-    """The first player sits at the table's y = 0 edge, the second across; the arm pivots
-    about 40 cm beyond the edge, a little off the middle."""
+    """Two players sit at the table's y = 0 edge and across; three or four go round the table
+    (y = 0, x = 0, far y, far x: Royal Crush's layout seats p1 to p4 so). The arm pivots about
+    40 cm beyond the edge, a little off the middle."""
     tw, th = layout.table_size
     seats = {}
     for k, p in enumerate(players):
-        x = tw / 2 + float(rng.normal(0, 10))
-        if k % 2 == 0:
-            seats[p] = Seat((x, -40.0), (x + 8.0, -24.0))
+        side = k % 2 * 2 if len(players) <= 2 else k % 4
+        if side in (0, 2):
+            x = tw / 2 + float(rng.normal(0, 10))
+            y, edge = (-40.0, -24.0) if side == 0 else (th + 40.0, th + 24.0)
+            seats[p] = Seat((x, y), (x + (8.0 if side == 0 else -8.0), edge))
         else:
-            seats[p] = Seat((x, th + 40.0), (x - 8.0, th + 24.0))
+            y = th / 2 + float(rng.normal(0, 10))
+            x, edge = (-40.0, -24.0) if side == 1 else (tw + 40.0, tw + 24.0)
+            seats[p] = Seat((x, y), (edge, y + (-8.0 if side == 1 else 8.0)))
     return seats
 
 
@@ -203,11 +220,6 @@ def _aside(seat: Seat, zone: str) -> Pose:
     """Where a card off the table goes: beside the player, past the edge; face up out of the
     game, its back to the camera in a player's hand."""
     return Pose((seat.rest[0] + 25.0, seat.rest[1]), 0.0, not zone.startswith("hand"))
-
-
-def _on_table(layout: Layout, zone: str | None) -> bool:
-    z = layout.zones.get(zone or "")
-    return z is not None and not z.offtable
 
 
 def _hidden(layout: Layout, zone: str) -> bool:

@@ -10,7 +10,7 @@ Everything here is in table cm; pixels are the camera's business.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -89,12 +89,75 @@ class Table:
         j = holder.index(card)
         holder[j], pile[-1] = pile[-1], card
 
+    # ---- cards lying face down where cards lie face up (``~NAME``) -------------------------
+    def unseen(self, zone: str, index: int) -> bool:
+        return zone in self.hidden or face_down(self.zones[zone][index])
+
+    def unseen_in(self, zone: str) -> list[int]:
+        """Positions of ``zone`` whose card nobody has seen, bottom first."""
+        return [i for i in range(len(self.zones.get(zone, []))) if self.unseen(zone, i)]
+
+    def where_unseen(self, card: str) -> tuple[str, int]:
+        """An unseen place from which ``card`` can come: the top unseen card of the zone that
+        holds it unseen (named ``card`` by ``name_unseen``)."""
+        for zone, cards in self.zones.items():
+            if any(bare(c) == card and self.unseen(zone, i) for i, c in enumerate(cards)):
+                return zone, self.unseen_in(zone)[-1]
+        raise CardrefError(f"table: {card} is in no hidden zone (it cannot come out of one)")
+
+    def name_unseen(self, zone: str, index: int, card: str) -> None:
+        """Make the unseen card at ``zone[index]`` be ``card``, swapping names with the unseen
+        card that had that name (nothing visible changes)."""
+        pile = self.zones[zone]
+        if bare(pile[index]) == card:
+            return
+        for z, cards in self.zones.items():
+            for i, c in enumerate(cards):
+                if bare(c) == card and self.unseen(z, i) and (z, i) != (zone, index):
+                    mine = pile[index]
+                    cards[i] = _named_as(c, bare(mine))
+                    pile[index] = _named_as(mine, card)
+                    return
+        raise CardrefError(f"table: {card} is in no hidden zone (it cannot come out of one)")
+
+    def take(self, zone: str, index: int) -> str:
+        return self.zones[zone].pop(index)
+
+    def put(self, zone: str, card: str, up: bool | None, layout: Layout, src: str = "") -> None:
+        """Lay ``card`` (taken from ``src``) on top of ``zone``: face down (``~src~``) where
+        cards lie face up if not ``up``."""
+        z = layout.zones.get(zone)
+        down = up is False and z is not None and not z.offtable and z.face == "up"
+        if down and not face_down(card):
+            card = f"~{src}~{card}"
+        elif not down:
+            card = bare(card)
+        self.zones.setdefault(zone, []).append(card)
+
     def apply(self, card: str, src: str, dst: str) -> Transfer:
         """Move ``card`` (``BACK``: the top card, face down) from ``src`` to the top of ``dst``."""
         i, reshuffled = self.locate(card, src)
         card = self.zones[src].pop(i)
         self.zones.setdefault(dst, []).append(card)
         return Transfer(card, src, dst, i, reshuffled)
+
+
+def face_down(name: str) -> bool:
+    """A card lying face down in a zone where cards lie face up (``~FROM~NAME``: FROM is the
+    zone it was laid from, such as the hand of the player whose commitment it is)."""
+    return name.startswith("~")
+
+
+def bare(name: str) -> str:
+    return name.rsplit("~", 1)[-1]
+
+
+def laid_from(name: str) -> str:
+    return name.split("~")[1] if face_down(name) else ""
+
+
+def _named_as(slot: str, card: str) -> str:
+    return slot[: len(slot) - len(bare(slot))] + card
 
 
 @dataclass(frozen=True)
@@ -222,11 +285,12 @@ def drawing_order(layout: Layout) -> list[str]:
 
 
 def sprite(identity: str, pose: Pose, looks: DeckLooks, zone: str | None, lift: float = 0.0) -> CardSprite:
-    look = looks[identity]
+    look = looks[bare(identity)]
+    up = pose.face_up and not face_down(identity)
     return CardSprite(
-        identity,
-        pose.face_up,
-        look.front if pose.face_up else look.back,
+        bare(identity),
+        up,
+        look.front if up else look.back,
         pose.center,
         pose.angle,
         look.size,
@@ -248,5 +312,9 @@ def table_sprites(table: Table, placer: Placer, looks: DeckLooks) -> list[CardSp
 
 def pose_of(table: Table, placer: Placer, zone: str, index: int) -> Pose | None:
     """Where position ``index`` of ``zone`` lies now (None for an off-table zone)."""
-    poses = placer.poses(zone, len(table.zones.get(zone, [])))
-    return poses[index] if 0 <= index < len(poses) else None
+    cards = table.zones.get(zone, [])
+    poses = placer.poses(zone, len(cards))
+    if not 0 <= index < len(poses):
+        return None
+    pose = poses[index]
+    return replace(pose, face_up=False) if face_down(cards[index]) else pose
