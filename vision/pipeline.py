@@ -171,6 +171,7 @@ class CameraReferee:
         self.covered: set[str] | None = None  # zones under an arm during a partial read
         self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
         self.last_seen: list[SeenCard] = []  # the cards of the last table's last read
+        self.markers_in_view = False  # at the last drift check
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -376,25 +377,22 @@ class CameraReferee:
     def _check_shift(
         self, index: int, t: float, image: np.ndarray, det: Detections, seen: list[SeenCard]
     ) -> list[Event]:
-        """Many cards off their places at once, together (:func:`camera_shift`): the camera was
-        knocked. Recalibrated before the table is read: from the markers, else from the cards
-        the table should show (the camera's picture of the game so far)."""
+        """Many cards off their places at once, together (:func:`camera_shift`), with no
+        markers in view to say otherwise: the camera was knocked. Recalibrated before the
+        table is read, from the cards the table shows (each zone's top card, of those that
+        moved together: the camera's picture of the game so far)."""
+        if self.markers_in_view:
+            return []  # just checked, where the camera was: the cards were moved by hand
         found = camera_shift(self.last_seen, seen)
         if found is None:
             return []
-        shift, still = found
-        assert self.calibration is not None
-        old, how = self.calibration, "the markers"
+        shift, together = found
+        tops = start_cards(self.layout, self.inference.physical)
+        tops = {z: n for z, n in tops.items() if n in together}
         try:
-            self.calibration = from_markers(image, self.layout, source=f"frame {index}")
+            self.calibration = from_start_cards(image, det, self.layout, tops, source=f"frame {index}")
         except CardrefError:
-            tops = {z: n for z, n in start_cards(self.layout, self.inference.physical).items() if n in still}
-            try:
-                self.calibration = from_start_cards(image, det, self.layout, tops, source=f"frame {index}")
-                how = "the cards on the table"
-            except CardrefError:
-                self.calibration = old
-                return []
+            return []  # too few of them to fit: the markers, once seen again, will tell
         self._watch_table(image)
         self.last_seen = []
         return [
@@ -403,7 +401,7 @@ class CameraReferee:
                 t,
                 index,
                 f"many cards off their places at once ({shift:.1f} cm): the camera moved, "
-                f"recalibrated from {how}",
+                "recalibrated from the cards on the table",
                 data={"shift_cm": round(shift, 2)},
             )
         ]
@@ -415,6 +413,7 @@ class CameraReferee:
             return []
         self.last_drift_check = t
         d = drift_px(self.calibration, image, self.layout)
+        self.markers_in_view = d is not None
         if d is None or d < DRIFT_PX:
             return []
         old = self.calibration
