@@ -16,11 +16,12 @@ per variant, the observations recovered over all games and over each deck's game
 git, run on ONNX Runtime as it was then), camera alone and with the players answering, beside
 today's; ``--only-models`` leaves out the renderer's labels and the annotated video.
 
-``--conditions arms bump staging dim`` replays each game clean and as filmed under each
-condition (``vision.synth.conditions``: arms crossing the table, a camera knocked mid-game, a
-hand hiding every card's time in staging, dim warm light), through the shipped detector with
-the camera alone and with the players answering its checks and questions, and prints one
-table, condition by condition:
+``--conditions arms bump staging dim blur noise lowres drop`` replays each game clean and as
+filmed under each condition (``vision.synth.conditions``: arms crossing the table, a camera
+knocked mid-game, a hand hiding every card's time in staging, dim warm light, defocus blur,
+grain with heavy compression, a 640x360 camera, a fifth of the frames lost in bursts), through
+the shipped detector with the camera alone and with the players answering its checks and
+questions, and prints one table, condition by condition:
 
     nice -n 10 python bench/replay.py --seeds 141 142 --moves 24 --conditions arms bump staging dim
 

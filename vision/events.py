@@ -230,6 +230,11 @@ class EventInference:
         # The camera's picture (and the referee's length) that no re-reading explained last.
         self._unexplained: tuple | None = None
         self.question: RecoveryQuestion | None = None  # open until a player picks an explanation
+        # (zone, card) of cards gone from view that no legal move explained and the referee
+        # keeps where they lay (a fort's card under the hit laid across it): the camera does not
+        # see them, they have not moved. Left out of the changes until seen or moved again, so
+        # that they do not leave every reading (and every search for missed steps) wanting.
+        self.unseen_in_place: set[tuple[str, str]] = set()
         self._question_seen: TableState | None = None
 
     def referee_zones(self) -> dict[str, list[Card]]:
@@ -303,7 +308,7 @@ class EventInference:
                 down = self.referee.game.turned_down(Card.parse(name), zone)
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
-        return changes
+        return [c for c in changes if not (c.vanished and (c.src, c.card) in self.unseen_in_place)]
 
     def _given(self, card: str) -> set[str]:
         """The camera's names of a card the players renamed (its aliases)."""
@@ -417,6 +422,7 @@ class EventInference:
         # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
         # out of sight. A card seen where the game cannot have put it is a desync.
         self._follow_referee([c for c in unexplained if c.vanished])
+        self._mark_unseen([c for c in unexplained if c.vanished], seen)
         unexplained = [c for c in unexplained if not c.vanished]
         if unexplained:
             reason = "the table does not match the game: " + ", ".join(c.describe() for c in unexplained)
@@ -439,7 +445,8 @@ class EventInference:
         """The shortest legal explanations of this table through steps the camera missed."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = {n for (_, n), k in (now - expected).items() if k > 0}
-        cards = appeared | {n for (_, n), k in (expected - now).items() if k > 0}
+        gone = {(z, n) for (z, n), k in (expected - now).items() if k > 0} - self.unseen_in_place
+        cards = appeared | {n for _, n in gone}
         if not appeared or len(cards) > MAX_RECOVERED_CARDS:
             return []  # nothing arrived (a card gone is followed), or another table altogether
 
@@ -763,6 +770,22 @@ class EventInference:
                 deficit[(dest, name)] -= 1
                 if dest not in self.hidden_zones:
                     self.awaited.add((dest, name))
+
+    def _mark_unseen(self, gone: list[Change], seen: TableState) -> None:
+        """Remember the cards gone from view that stay where they lay (see ``unseen_in_place``);
+        forget those seen again or no longer there."""
+        shown = seen_counts(seen)
+        self.unseen_in_place = {
+            (z, n) for z, n in self.unseen_in_place
+            if not shown[(z, n)] and any(str(c) == n for c in self.physical.get(z, []))
+        }
+        known = self.referee_zones()
+        for change in gone:
+            here = self.physical.get(change.src, [])
+            if any(str(c) == change.card for c in here) and any(
+                str(c) == change.card for c in known.get(change.src, [])
+            ):
+                self.unseen_in_place.add((change.src, change.card))
 
     def _follow_referee(self, gone: list[Change]) -> None:
         """A card gone from view that no legal move explains, which the referee has already

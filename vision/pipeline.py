@@ -27,10 +27,15 @@ from vision.events import EventInference, Result
 from vision.layout import Layout
 from vision.motion import SettleDetector, thumbnail_mask
 from vision.start_layout import from_start_cards
-from vision.table_state import MAX_CANDIDATES, SeenCard, TableState, Vote, place
+from vision.table_state import BACK, MAX_CANDIDATES, SeenCard, TableState, Vote, place
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
 DRIFT_EVERY_S = 5.0  # while the table is quiet; and always before a read
+# Without markers in view (hands over them, a mat without them) a knock shows in the cards:
+# most of those read at the last table and now sit this far from where they lay, together.
+SHIFT_CM = 2.5
+SHIFT_SHARE = 0.6  # of the cards seen at both reads (a move shifts one or two)
+SHIFT_MIN_CARDS = 3
 TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card laid at its edge)
 
 
@@ -77,6 +82,29 @@ def start_cards(layout: Layout, zones: dict[str, list]) -> dict[str, str]:
     return out
 
 
+def camera_shift(before: list[SeenCard], now: list[SeenCard]) -> tuple[float, set[str]] | None:
+    """When at least ``SHIFT_MIN_CARDS`` of the cards seen at both reads, and ``SHIFT_SHARE`` of
+    them, moved over ``SHIFT_CM`` (a knocked camera moves them all; a player, one or two): the
+    median distance (cm) and the cards that moved by about that much (those still lying where
+    they lay, which a recalibration can trust); else None. Face-down cards and names seen twice
+    say nothing of which card is which and are left out."""
+    def unique(cards: list[SeenCard]) -> dict[str, SeenCard]:
+        names = [c.name for c in cards]
+        return {c.name: c for c in cards if c.name != BACK and names.count(c.name) == 1}
+
+    old, new = unique(before), unique(now)
+    both = sorted(set(old) & set(new))
+    if len(both) < SHIFT_MIN_CARDS:
+        return None
+    moved = {n: np.subtract(new[n].at_cm, old[n].at_cm) for n in both}
+    far = [n for n in both if np.hypot(*moved[n]) > SHIFT_CM]
+    if len(far) < SHIFT_MIN_CARDS or len(far) < SHIFT_SHARE * len(both):
+        return None
+    median = np.median([moved[n] for n in far], axis=0)
+    together = {n for n in far if np.hypot(*(moved[n] - median)) < SHIFT_CM}
+    return float(np.hypot(*median)), together
+
+
 class CameraReferee:
     """Glue between a frame stream and a referee. ``detect`` is any callable image ->
     Detections (the shipped detector, or recorded detections)."""
@@ -101,6 +129,8 @@ class CameraReferee:
         self.detections_log: list[dict] = []  # per analysed frame, for --detections re-runs
         self.covered: set[str] | None = None  # zones under an arm during a partial read
         self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
+        self.last_seen: list[SeenCard] = []  # the cards of the last table's last read
+        self.markers_in_view = False  # at the last drift check
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -128,10 +158,19 @@ class CameraReferee:
         if partial and self.covered is not None:
             assert motion.still is not None
             self.covered |= self._covered(motion.still)
-        self.vote.add(self._read(index, t, image))
+        det = self._detect(index, t, image)
+        assert self.calibration is not None
+        seen = place(det, self.calibration, self.layout)
+        if not len(self.vote):  # a table about to be read: the camera first (markers hidden)
+            moved = self._check_shift(index, t, image, det, seen)
+            if moved:
+                events += moved
+                seen = place(det, self.calibration, self.layout)
+        self.vote.add(seen)
         if len(self.vote) < self.settings.reads:
             return events
         self.settle.mark_read(image)
+        self.last_seen = seen
         table, data = self.vote.result(), {}
         if self.covered is not None and self.table is not None:
             table = table.kept_under(self.table, self.covered)  # an arm over the rest
@@ -169,11 +208,6 @@ class CameraReferee:
         det = det[det.found >= self.settings.conf]
         self.detections_log.append(to_record(index, t, det, TOP_NAMES))
         return det
-
-    def _read(self, index: int, t: float, image: np.ndarray) -> list[SeenCard]:
-        det = self._detect(index, t, image)
-        assert self.calibration is not None
-        return place(det, self.calibration, self.layout)
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
@@ -299,6 +333,38 @@ class CameraReferee:
         """The zones something moved over lately (not still in the thumbnail)."""
         return {z for z, m in self.zone_masks.items() if m.shape == still.shape and (m & ~still).any()}
 
+    def _check_shift(
+        self, index: int, t: float, image: np.ndarray, det: Detections, seen: list[SeenCard]
+    ) -> list[Event]:
+        """Many cards off their places at once, together (:func:`camera_shift`), with no
+        markers in view to say otherwise: the camera was knocked. Recalibrated before the
+        table is read, from the cards the table shows (each zone's top card, of those that
+        moved together: the camera's picture of the game so far)."""
+        if self.markers_in_view:
+            return []  # just checked, where the camera was: the cards were moved by hand
+        found = camera_shift(self.last_seen, seen)
+        if found is None:
+            return []
+        shift, together = found
+        tops = start_cards(self.layout, self.inference.physical)
+        tops = {z: n for z, n in tops.items() if n in together}
+        try:
+            self.calibration = from_start_cards(image, det, self.layout, tops, source=f"frame {index}")
+        except CardrefError:
+            return []  # too few of them to fit: the markers, once seen again, will tell
+        self._watch_table(image)
+        self.last_seen = []
+        return [
+            Event(
+                "drift",
+                t,
+                index,
+                f"many cards off their places at once ({shift:.1f} cm): the camera moved, "
+                "recalibrated from the cards on the table",
+                data={"shift_cm": round(shift, 2)},
+            )
+        ]
+
     def _check_drift(self, index: int, t: float, image: np.ndarray, now: bool = False) -> list[Event]:
         if self.calibration is None or not self.layout.markers:
             return []
@@ -306,6 +372,7 @@ class CameraReferee:
             return []
         self.last_drift_check = t
         d = drift_px(self.calibration, image, self.layout)
+        self.markers_in_view = d is not None
         if d is None or d < DRIFT_PX:
             return []
         old = self.calibration

@@ -6,11 +6,20 @@ is the pipeline's own recovery: when it reads, what it reads, and what the rules
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
+import numpy as np
 from run_cardref import cardref, replay
 
+from referee.commands.common import open_referee
+from referee.games import load_game
+from vision.calibration import from_markers
+from vision.commands.replay import read_answers, recorded_detector
+from vision.layout import load_layout
+from vision.pipeline import CameraReferee, Settings
 from vision.replay_eval import read_jsonl, score_replay, truth_detections
-from vision.synth.conditions import BUMP_AT, Arms, perturb
+from vision.sources import VideoSource
+from vision.synth.conditions import BUMP_AT, DROP_BURST, Arms, dropped_frames, perturb
 
 
 def replay_of(game, tmp_path, condition: str, arms: Arms | None = None):
@@ -67,3 +76,45 @@ def test_the_zones_still_are_read_while_an_arm_moves_over_others(game_video, tmp
     assert not [e for e in events if e["kind"] == "desync"]
     score = score_replay(filmed, out)
     assert score.recovered == 1.0 and score.wrong_scored == [], score
+
+
+def test_a_knock_with_the_markers_out_of_sight_is_told_by_the_cards(game_video, tmp_path):
+    """The camera is knocked while the referee has no markers to watch (a layout without them:
+    a plain mat, or hands over the markers): the cards of the last table all sit off their
+    places at once, so the camera recalibrates from the cards the table shows before it reads
+    the table, and no observation is lost."""
+    filmed = perturb(game_video, tmp_path / "bump", "bump", seed=11)
+    dets = truth_detections(filmed / "labels.jsonl", tmp_path / "bump.jsonl")
+    layout = load_layout("royal_family")
+    source = VideoSource(filmed / "video.mp4")
+    frames = iter(source)
+    calibration = from_markers(next(frames).image, layout)
+    blind = replace(layout, markers=())
+    referee, _ = open_referee(load_game("royal_family"), None)
+    camera = CameraReferee(referee, blind, recorded_detector(dets), calibration)
+    answers = read_answers(filmed / "observations.jsonl")
+    events = camera.start()
+    for frame in source:
+        events += camera.process(frame.index, frame.time, frame.image)
+        while referee.pending is not None and answers:
+            events += camera.answer(answers.pop(0), frame.index, frame.time)
+    bumped_at = BUMP_AT * source.frame_count / source.fps
+    after = [e for e in events if e.time >= bumped_at and e.kind in ("read", "drift")]
+    assert after and after[0].kind == "drift" and "from the cards" in after[0].text, after[:2]
+    assert after[0].data["shift_cm"] > 1.5
+    assert [e for e in events if e.kind == "drift"] == after[:1]  # once: the cards agree again
+    assert not [e for e in events if e.kind == "desync"]
+    truth = [json.loads(line) for line in (filmed / "observations.jsonl").read_text().splitlines()]
+    moves = [o.to_json() for o in referee.fed if o.type == "move"]
+    assert moves == [o for o in truth if o.get("type", "move") == "move"]
+
+
+def test_dropped_frames_come_in_short_bursts_a_fifth_of_them():
+    """The ``drop`` condition's frames: about a fifth of a game's, in bursts of 3 to 12, each
+    shorter than the quiet time the camera waits for (a stall never hides a whole move)."""
+    frames = 1800
+    dropped = sorted(dropped_frames(np.random.default_rng(3), frames))
+    assert 0.15 < len(dropped) / frames < 0.25
+    bursts = np.split(np.array(dropped), np.flatnonzero(np.diff(dropped) > 1) + 1)
+    assert all(DROP_BURST[0] <= len(b) <= DROP_BURST[1] for b in bursts[:-1])
+    assert max(len(b) for b in bursts) / 30.0 <= Settings().quiet_s

@@ -11,6 +11,9 @@ says the announcements aloud (espeak-ng), ``--quiet-routine`` only the ones that
 ``--serve [HOST:]PORT`` serves the game-night screen, a page a TV or a phone opens to follow
 the game and answer its questions (``0.0.0.0:8000`` for the whole network); when a video file
 ends it stays up with the final state until Ctrl-C.
+The window names the cards read in their zones, whose turn it is and the keys that do
+something now, and says when frames are dropped or the machine cannot keep up (that warning
+is printed too); ``--record-window FILE.mp4`` writes what the window shows, headless too.
 """
 
 from __future__ import annotations
@@ -54,6 +57,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    help="a game rendered by cardref render-game, filmed by --camera: its players type, "
                         "answer and check as it went, as with cardref replay --players")
     p.add_argument("--headless", action="store_true", help="no window")
+    p.add_argument("--record-window", type=Path, metavar="FILE.mp4",
+                   help="write what the window shows to this video (with --headless too)")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
     p.add_argument("--quiet-routine", action="store_true", help="speak only turns, damage, rejects, results")
     p.add_argument("--serve", metavar="[HOST:]PORT",
@@ -82,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.commands.replay import players_act, rendered_players
     from vision.detector.detections_io import model_detector, recorded_detector
     from vision.layout import load_layout
+    from vision.live_view import FrameHealth, LiveView, draw_live, whose_turn
     from vision.name_check import NameCheck
-    from vision.overlay import draw_panel, draw_zones
     from vision.pipeline import CameraReferee, Settings
     from vision.sources import Frame, open_source
 
@@ -123,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
     recent: list[tuple[str, str]] = []
     checks: list[NameCheck] = []  # cards named unsurely, oldest first, until a key answers each
     status = f"resumed: {replayed} observations from {log}" if replayed else "looking for the play mat"
+    view = LiveView(layout, health=FrameHealth(source.fps or 30.0))
+    recorder = None
+    slow = False  # the machine was told too slow (told again once it keeps up)
 
     def tell(events) -> None:
         nonlocal status
@@ -200,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
                 paused = False
                 camera.settle.force_read()
                 print("[RESUMED] camera back", flush=True)
+            started = time.perf_counter()
             events = camera.process(item.index, item.time, item.image)
             tell(events)
             if players is not None:
@@ -229,11 +238,25 @@ def run(args: argparse.Namespace) -> int:
                     print(f"cardref live: error: {e}", flush=True)
             if screen is not None:
                 screen.show(camera, checks, status, item.time, item.index, item.image)
+            assert view.health is not None
+            view.health.update(item.index, item.time, time.perf_counter() - started)
+            if view.health.too_slow != slow:
+                slow = view.health.too_slow
+                print(f"{item.time:7.1f}s  [{'SLOW' if slow else 'OK'}] {view.health.text()}", flush=True)
+            if args.headless and args.record_window is None:
+                continue
+            view.calibration, view.table, view.status, view.recent = (
+                camera.calibration, camera.table, status, recent)
+            view.turn = whose_turn(referee.state)
+            view.asking = referee.pending is not None
+            view.checking = bool(checks or camera.inference.question)
+            image = draw_live(item.image, view)
+            if args.record_window is not None:
+                if recorder is None:
+                    recorder = cv2.VideoWriter(str(args.record_window), cv2.VideoWriter_fourcc(*"mp4v"),
+                                               source.fps or 30.0, (image.shape[1], image.shape[0]))
+                recorder.write(image)
             if not args.headless:
-                image = item.image.copy()
-                if camera.calibration is not None:
-                    draw_zones(image, camera.calibration, layout)
-                draw_panel(image, status, recent)
                 try:
                     cv2.imshow("cardref", image)
                 except cv2.error:
@@ -266,6 +289,8 @@ def run(args: argparse.Namespace) -> int:
         source.close()
         if screen is not None:
             screen.close()
+        if recorder is not None:
+            recorder.release()
         if speaker is not None:
             speaker.close()
         if not args.headless:

@@ -1,4 +1,5 @@
-"""A rendered game as a real game night would film it: arms, a bumped camera, dim light.
+"""A rendered game as a real game night would film it: arms, a bumped camera, dim light,
+a poor or busy camera.
 
 ``perturb(game_dir, out_dir, condition)`` re-encodes a game rendered by ``cardref
 render-game`` under one condition and copies its truth (observations, labels, render.json),
@@ -13,7 +14,15 @@ only what the camera sees changes:
 - ``staging``: while a drawn card lies in ``staging`` before going somewhere in view, a hand
   keeps moving over it, so the table never settles with the card there (the camera misses
   the staging step and sees the card jump from the draw pile to its destination);
-- ``dim``: a third of the light, warm (less blue), with sensor noise.
+- ``dim``: a third of the light, warm (less blue), with sensor noise;
+- ``blur``: the camera out of focus (a Gaussian defocus of 2.5 px at 720p);
+- ``noise``: a cheap sensor in poor light: strong grain (8 grey levels) and heavy JPEG-like
+  compression (quality 25) on every frame;
+- ``lowres``: a 640x360 camera (the video itself is that size, the labels' boxes scaled);
+- ``drop``: a busy machine or a stalling USB camera: 20 % of the frames, in bursts of 3-12
+  (0.1-0.4 s), never arrive; as a recording of such a camera does, the video repeats the
+  last frame delivered, so the table looks still where it was not (a burst never outlasts
+  the pipeline's quiet time, as a real stall would not hide a whole move).
 """
 
 from __future__ import annotations
@@ -28,13 +37,17 @@ import numpy as np
 from referee.errors import CardrefError
 from vision.layout import load_layout
 
-CONDITIONS = ("arms", "bump", "staging", "dim")
+CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop")
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
 ARM_FOR_S = 2.0  # an arm's time over the table
 SKIN_BGR = (128, 160, 205)
 BUMP_AT = 0.4  # share of the video before the camera is knocked
 BUMP_DEG, BUMP_SHIFT = 1.0, 0.025
 DIM_GAIN, DIM_NOISE = 0.33, 3.0
+BLUR_SIGMA = 2.5  # px at 1280 wide, scaled with the frame
+NOISE_SIGMA, NOISE_JPEG = 8.0, 25
+LOWRES = (640, 360)
+DROP_SHARE, DROP_BURST = 0.2, (3, 12)  # frames lost, and frames per burst
 
 
 def _arm(image: np.ndarray, base: tuple[float, float], tip: tuple[float, float], width: float) -> None:
@@ -104,7 +117,8 @@ def staging_boxes(game_dir: Path) -> dict[int, tuple[float, float, float, float]
 
 
 def bumped_labels(labels: Path, out: Path, from_frame: int, turn: np.ndarray) -> None:
-    """The labels with each box of a frame from ``from_frame`` on carried through ``turn``."""
+    """The labels with each box of a frame from ``from_frame`` on carried through ``turn``
+    (a 2x3 affine map of frame pixels)."""
     lines = []
     for line in labels.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
@@ -116,6 +130,25 @@ def bumped_labels(labels: Path, out: Path, from_frame: int, turn: np.ndarray) ->
                     card["box"] = [round(float(v), 1) for v in (*pts.min(axis=0), *pts.max(axis=0))]
         lines.append(json.dumps(row, separators=(",", ":")))
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def dropped_frames(rng: np.random.Generator, frames: int) -> set[int]:
+    """Bursts of ``DROP_BURST`` frames, ``DROP_SHARE`` of them all, at random places."""
+    out: set[int] = set()
+    mean_gap = (sum(DROP_BURST) / 2) * (1 - DROP_SHARE) / DROP_SHARE
+    at = int(rng.exponential(mean_gap))
+    while at < frames:
+        burst = int(rng.integers(DROP_BURST[0], DROP_BURST[1] + 1))
+        out.update(range(at, min(at + burst, frames)))
+        at += burst + 1 + int(rng.exponential(mean_gap))
+    return out
+
+
+def noisy(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    grain = image.astype(np.float32) + rng.normal(0, NOISE_SIGMA, image.shape).astype(np.float32)
+    image = np.clip(grain, 0, 255).astype(np.uint8)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, NOISE_JPEG])
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else image
 
 
 def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: Arms | None = None) -> Path:
@@ -142,9 +175,15 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
     turn[:, 2] += (BUMP_SHIFT * w, BUMP_SHIFT * w * 0.5)
     if condition == "bump":  # the truth moves with the picture
         bumped_labels(game_dir / "labels.jsonl", out_dir / "labels.jsonl", round(BUMP_AT * frames), turn)
-    writer = cv2.VideoWriter(str(out_dir / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
+    size = (w, h)
+    if condition == "lowres":
+        size = LOWRES
+        scale = np.array([[LOWRES[0] / w, 0, 0], [0, LOWRES[1] / h, 0]])
+        bumped_labels(game_dir / "labels.jsonl", out_dir / "labels.jsonl", 0, scale)
+    dropped = dropped_frames(rng, frames) if condition == "drop" else set()
+    writer = cv2.VideoWriter(str(out_dir / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
     try:
-        index = 0
+        index, last = 0, None
         while True:
             ok, image = cap.read()
             if not ok:
@@ -162,6 +201,15 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
                 warm = image.astype(np.float32) * np.array([0.7, 0.9, 1.0], np.float32) * DIM_GAIN
                 warm += rng.normal(0, DIM_NOISE, image.shape).astype(np.float32)
                 image = np.clip(warm, 0, 255).astype(np.uint8)
+            elif condition == "blur":
+                image = cv2.GaussianBlur(image, (0, 0), BLUR_SIGMA * w / 1280)
+            elif condition == "noise":
+                image = noisy(image, rng)
+            elif condition == "lowres":
+                image = cv2.resize(image, LOWRES, interpolation=cv2.INTER_AREA)
+            elif condition == "drop":
+                image = last if index in dropped and last is not None else image
+                last = image
             writer.write(image)
             index += 1
     finally:
@@ -170,5 +218,10 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
     meta = out_dir / "render.json"
     if meta.exists():
         data = json.loads(meta.read_text())
-        meta.write_text(json.dumps({**data, "condition": condition}, indent=1) + "\n")
+        data = {**data, "condition": condition}
+        if condition == "lowres":
+            data["size"] = list(LOWRES)
+        if condition == "drop":
+            data["dropped_frames"] = len(dropped)
+        meta.write_text(json.dumps(data, indent=1) + "\n")
     return out_dir
