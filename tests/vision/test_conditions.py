@@ -11,10 +11,11 @@ from dataclasses import replace
 import numpy as np
 from run_cardref import cardref, replay
 
-from referee.commands.common import open_referee
 from referee.games import load_game
 from vision.calibration import from_markers
-from vision.commands.replay import read_answers, recorded_detector
+from vision.commands.common import open_referee
+from vision.commands.replay import read_answers
+from vision.detector.detections_io import recorded_detector
 from vision.layout import load_layout
 from vision.pipeline import CameraReferee, Settings
 from vision.replay_eval import read_jsonl, score_replay, truth_detections

@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 from run_cardref import cardref
 
-from referee.commands.common import open_referee
 from referee.games import load_game
-from vision.commands.replay import read_answers, recorded_detector
+from vision.commands.common import open_referee
+from vision.commands.replay import read_answers
+from vision.detector.detections_io import recorded_detector
 from vision.layout import load_layout
 from vision.live_view import BAD, GOOD, FrameHealth, LiveView, draw_live, whose_turn
 from vision.pipeline import CameraReferee
