@@ -9,6 +9,7 @@ import json
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from run_cardref import cardref, replay
 
 from referee.games import load_game
@@ -21,6 +22,10 @@ from vision.pipeline import CameraReferee, Settings
 from vision.replay_eval import read_jsonl, score_replay, truth_detections
 from vision.sources import VideoSource
 from vision.synth.conditions import BUMP_AT, DROP_BURST, Arms, dropped_frames, perturb
+
+# Rendered games with arms, bumps and hidden staging, each replayed (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
 
 
 def replay_of(game, tmp_path, condition: str, arms: Arms | None = None):

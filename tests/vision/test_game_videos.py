@@ -18,6 +18,10 @@ from vision.events import visible
 from vision.layout import load_layout
 from vision.replay_eval import read_jsonl, score_announcements, score_replay, truth_detections
 
+# A rendered game of each new game, replayed and followed live (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
+
 # game: (seed, observations, cards face up at the end, moves the camera reads at least)
 SHORT = {
     # the set-up laid out, a hand dealt, monster cards drawn face down and turned up, the

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 from run_cardref import cardref
 
 from referee.games import load_game
@@ -17,6 +18,10 @@ from vision.layout import load_layout
 from vision.live_view import BAD, GOOD, FrameHealth, LiveView, draw_live, whose_turn
 from vision.pipeline import CameraReferee
 from vision.sources import VideoSource
+
+# Live runs on a rendered video, its window recorded (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
 
 
 def read_until(game_video, true_detections, seconds: float):

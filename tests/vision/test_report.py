@@ -20,6 +20,10 @@ from test_live import unsure_detections
 from referee.cards import RANKS
 from vision.overlay import MARK, panel_width, wrap
 
+# A replay with its annotated video, opened in a real Chromium (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
+
 WAIT_S = 60  # a ceiling for a loaded machine, not a speed requirement
 
 

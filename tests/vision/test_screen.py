@@ -22,6 +22,10 @@ from referee.errors import CardrefError
 from vision.replay_eval import final_moves, key
 from vision.screen.server import Hub, ScreenServer, parse_address
 
+# Live on a rendered video with a real Chromium driving the screen (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
+
 WAIT_S = 120  # a ceiling for a loaded machine, not a speed requirement
 
 

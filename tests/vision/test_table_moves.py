@@ -15,6 +15,10 @@ from vision.synth.game_video import _hidden
 from vision.synth.table_moves import TablePlayers
 from vision.synth.table_state import Table, bare, face_down
 
+# Whole simulated games of three games laid out on the table (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
+
 
 def shown(layout, table: Table) -> Counter:
     """Card names a camera reads on ``table``: pile tops and spreads of face-up zones."""
