@@ -15,6 +15,10 @@ from run_cardref import ROOT, cardref, replay
 
 from vision.sources import VideoSource
 
+# Damaged videos written and replayed (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
+
 SAMPLE = ROOT / "datasets/samples/royal_family_demo/video.mp4"
 
 

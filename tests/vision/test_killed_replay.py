@@ -9,7 +9,12 @@ import sys
 import time
 
 import cv2
+import pytest
 from run_cardref import ROOT
+
+# A replay killed mid-way and one run whole (seconds each):
+# CI runs them; the quick subset leaves them out.
+pytestmark = pytest.mark.slow
 
 
 def test_a_killed_replay_leaves_no_broken_video_and_a_whole_one_plays(game_video, true_detections, tmp_path):
