@@ -100,7 +100,9 @@ def side_names(zones: list[str]) -> list[str]:
     return names
 
 
-def _active(state: Any) -> str | None:
+def whose_turn(state: Any) -> str | None:
+    """The side or players to move; None before anyone is (the deal, the flop) or where the game
+    does not say."""
     try:  # a game names whose turn it is as ``active`` (a player, or the players who act)
         active = getattr(state, "active", None)
         active = active() if callable(active) else active
@@ -164,7 +166,7 @@ def summarise(referee: Referee, hidden: frozenset[str] = frozenset()) -> Summary
     for s in sides:
         by_side[s].numbers = _side_numbers(plain, stats, s)
     fields = {name: plain[name] for name in NOW_FIELDS if _plain_field(plain.get(name))}
-    active = _active(state)
+    active = whose_turn(state)
     over, result = result_in_words(game, state)
     parts = ([f"{active} to play"] if active and not over else []) + [f"{k} {v}" for k, v in fields.items()]
     pending = referee.pending

@@ -114,16 +114,6 @@ class LiveView:
         return out
 
 
-def whose_turn(state: object) -> str | None:
-    """The player to move, for games whose state says (``active``); None before anyone is
-    (Royal Family's opening flop) or where the game does not say."""
-    try:
-        who = getattr(state, "active", None)
-    except (IndexError, KeyError, ValueError):
-        return None
-    return str(who) if who else None
-
-
 def _text(image: np.ndarray, at: tuple[int, int], text: str, colour, scale: float = 0.5) -> None:
     """Text with a dark outline, readable on felt and on cards alike."""
     cv2.putText(image, text, at, FONT, scale, (0, 0, 0), 3, cv2.LINE_AA)

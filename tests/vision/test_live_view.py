@@ -11,11 +11,12 @@ import pytest
 from run_cardref import cardref
 
 from referee.games import load_game
+from referee.summary import whose_turn
 from vision.commands.common import open_referee
 from vision.commands.replay import read_answers
 from vision.detector.detections_io import recorded_detector
 from vision.layout import load_layout
-from vision.live_view import BAD, GOOD, FrameHealth, LiveView, draw_live, whose_turn
+from vision.live_view import BAD, GOOD, FrameHealth, LiveView, draw_live
 from vision.pipeline import CameraReferee
 from vision.sources import VideoSource
 

@@ -82,12 +82,13 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from referee.observations import Observation, parse_short
+    from referee.summary import whose_turn
     from vision.calibration import Calibration
     from vision.commands.common import game_from_args, open_referee
     from vision.commands.replay import players_act, rendered_players
     from vision.detector.detections_io import model_detector, recorded_detector
     from vision.layout import load_layout
-    from vision.live_view import FrameHealth, LiveView, draw_live, whose_turn
+    from vision.live_view import FrameHealth, LiveView, draw_live
     from vision.name_check import NameCheck
     from vision.pipeline import CameraReferee, Settings
     from vision.sources import Frame, open_source
