@@ -71,9 +71,9 @@ def config_stage(path: str) -> str:
 
     raw = files.read_yaml(path, "detector config")
     stage = raw.get("stage", "finder") if isinstance(raw, dict) else None
-    if stage not in ("finder", "classifier", "not_a_card", "geometry"):
-        raise ConfigError(f"{path}: field 'stage': expected finder, classifier, not_a_card or geometry, "
-                          f"got {stage!r}")
+    if stage not in ("finder", "classifier", "not_a_card", "geometry", "index"):
+        raise ConfigError(f"{path}: field 'stage': expected finder, classifier, not_a_card, geometry "
+                          f"or index, got {stage!r}")
     return stage
 
 
@@ -84,6 +84,10 @@ def run_network(args: argparse.Namespace, stage: str) -> int:
         from vision.detector.classifier_train import ClassifierConfig as Config
         from vision.detector.classifier_train import export_classifier as export
         from vision.detector.classifier_train import train_classifier as fit
+    elif stage == "index":
+        from vision.detector.index_train import IndexConfig as Config
+        from vision.detector.index_train import export_index as export
+        from vision.detector.index_train import train_index as fit
     else:
         from vision.detector.geometry_train import GeometryConfig as Config
         from vision.detector.geometry_train import export_geometry as export
@@ -97,7 +101,8 @@ def run_network(args: argparse.Namespace, stage: str) -> int:
     if args.batch:
         cfg.batch = args.batch
     start = existing_weights(args.start_from)
-    datasets = args.data or [synth_dataset(cfg.data)]
+    # The index reader draws its own patches; the others cut theirs from rendered sets.
+    datasets = args.data or ([synth_dataset(cfg.data)] if cfg.data else [])
     best = fit(cfg, datasets, args.out, start_from=start, epochs=args.epochs, resume=args.resume)
     print(f"best weights: {best}")
     if not args.no_export:
@@ -217,6 +222,7 @@ def require_training_extras() -> None:
 def run(args: argparse.Namespace) -> int:
     from vision.detector.classifier_train import ClassifierConfig
     from vision.detector.geometry_train import GeometryConfig
+    from vision.detector.index_train import IndexConfig
     from vision.detector.not_a_card import NotACardConfig
     from vision.detector.train import TrainConfig, dataset_root, export_onnx, train
 
@@ -224,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     # Everything given is checked before anything is rendered, mined or trained.
     stage = config_stage(args.config)
     recipes = {"finder": TrainConfig, "classifier": ClassifierConfig, "not_a_card": NotACardConfig,
-               "geometry": GeometryConfig}
+               "geometry": GeometryConfig, "index": IndexConfig}
     recipes[stage].load(args.config)
     existing_weights(args.start_from)
     for d in args.data or []:
@@ -232,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
             dataset_root(d)
     if args.data and any(str(d) == SYNTHETIC for d in args.data):
         return run_retrain(args)
-    if stage in ("classifier", "geometry"):
+    if stage in ("classifier", "geometry", "index"):
         return run_network(args, stage)
     if stage == "not_a_card":
         return run_not_a_card(args)

@@ -16,7 +16,11 @@ from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
 from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face
 from vision.detector.geometry import CornerRefiner, rectified_crops
+from vision.detector.index_reader import IndexReader, index_for
 from vision.detector.model_files import open_onnx
+
+# The index reader's say against each whole-card view's (1.0) in the fused names.
+INDEX_WEIGHT = 1.0
 
 
 def geometry_for(classifier: Path) -> Path:
@@ -78,12 +82,13 @@ def name_ids(probs: np.ndarray) -> np.ndarray:
     return np.where(hesitant, likeliest_face(probs), class_id)
 
 
-def fuse(probs: list[np.ndarray]) -> np.ndarray:
-    """The views' card probabilities together: their geometric mean, normalised. A name both
-    views find likely wins over one that only one of them is sure of."""
+def fuse(probs: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:
+    """The views' card probabilities together: their weighted geometric mean, normalised. A
+    name every view finds likely wins over one that only one of them is sure of."""
     if len(probs) == 1:
         return probs[0]
-    logp = np.mean([np.log(np.clip(p, 1e-6, 1.0)) for p in probs], axis=0)
+    w = np.asarray(weights if weights is not None else [1.0] * len(probs), np.float64)
+    logp = sum(wi * np.log(np.clip(p, 1e-6, 1.0)) for wi, p in zip(w / w.sum(), probs, strict=True))
     e = np.exp(logp - logp.max(axis=1, keepdims=True))
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
@@ -102,11 +107,12 @@ class TwoStageDetector:
     its box; their probabilities are fused (:func:`fuse`)."""
 
     def __init__(self, finder, classifiers: str | Path | list[str | Path], conf: float = 0.25,
-                 threads: int | None = None, runtime: str = "onnx"):
+                 threads: int | None = None, runtime: str = "onnx", index: bool = True):
         self.finder = finder  # any backend with .detect(image) -> Detections (one class)
         paths = [Path(p) for p in (classifiers if isinstance(classifiers, list) else [classifiers])]
         self.views = [CardClassifier(p, threads=threads, runtime=runtime) for p in paths]
         self.refiner = None
+        self.index = None  # the corner-index reader, beside a classifier of straightened cards
         rectified = [v for v in self.views if v.crop == "rectified"]
         if rectified:
             geo = geometry_for(rectified[0].path)
@@ -114,6 +120,9 @@ class TwoStageDetector:
                 raise CardrefError(f"{rectified[0].path}: names straightened cards, but its corner refiner "
                                    f"{geo} is missing")
             self.refiner = CornerRefiner(geo, threads=threads, runtime=runtime)
+            reader = index_for(rectified[0].path)
+            if index and reader.exists():
+                self.index = IndexReader(reader, threads=threads, runtime=runtime)
         self.conf = conf
 
     def read_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray):
@@ -131,9 +140,13 @@ class TwoStageDetector:
             probs.append(p)
             if view.judges_cards:
                 cards.append(card)
+        weights = [1.0] * len(probs)
+        if self.index is not None and rects is not None:
+            probs.append(self.index.read(image_bgr, rects))
+            weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
-        return fuse(probs), card.astype(np.float32), corners
+        return fuse(probs, weights), card.astype(np.float32), corners
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
