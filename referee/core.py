@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from referee.announcements import Announcement, ask, reject, state_change
 from referee.cards import Card, CardError
@@ -122,6 +122,14 @@ class Step:
     announcements: list[Announcement] = field(default_factory=list)
 
 
+class Movement(NamedTuple):
+    """A card's move from one zone to another, by the card's name (what a camera can see)."""
+
+    card: str
+    src: str
+    dst: str
+
+
 class Game(ABC):
     """Rules and constants of one game, configured by its variants.
 
@@ -198,6 +206,11 @@ class Game(ABC):
         tell apart (a hand or the draw pile), for a game that has one; the referee then decides,
         or asks. None: the camera names the source itself, the rules choosing."""
         return None
+
+    def asked_movements(self, state: Any) -> list[Movement]:
+        """The card movements the referee asked the players to make and has already filed (a
+        clean-up): a camera may see them next, before any other reading. None by default."""
+        return []
 
     def turned_down(self, card: Card, zone: str) -> Observation | None:
         """The observation for ``card`` gone from view at ``zone`` by being turned face down

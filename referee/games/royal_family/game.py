@@ -8,7 +8,7 @@ from typing import Any
 from referee.announcements import Announcement, announce
 from referee.cards import Card, full_deck
 from referee.config import GameConfig
-from referee.core import Game, Move, Outcome, state_json
+from referee.core import Game, Move, Movement, Outcome, state_json
 from referee.games.royal_family.moves import CleanUp
 from referee.games.royal_family.observe import Interpreter
 from referee.games.royal_family.rules import Rules, Sequence, choice_label
@@ -59,6 +59,9 @@ class RoyalFamily(Game):
         plain = state.copy()
         plain.expected = []  # clean-up instructions differ in wording, not in outcome
         return state_json(plain)
+
+    def asked_movements(self, state: RFState) -> list[Movement]:
+        return [Movement(*e) for e in state.expected]
 
     def start_announcements(self, state: RFState) -> list[Announcement]:
         return [announce("Royal Family: AS and AH are in play. Round 1: flop three cards.",
