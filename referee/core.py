@@ -18,18 +18,26 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, NamedTuple, TypeVar
+from typing import Any, ClassVar, NamedTuple, TypeVar, dataclass_transform
 
 from referee.announcements import Announcement, ask, reject, state_change
-from referee.cards import Card, CardError
+from referee.cards import Card, CardError, full_deck
 from referee.config import GameConfig, typed_variants
 from referee.errors import IllegalMove, ObservationError
 from referee.observations import SWAP_VALUES, Observation, is_swap
 
 
+@dataclass_transform(frozen_default=True)
 @dataclass(frozen=True)
 class Move:
-    """Base of every game's typed moves (frozen dataclasses, compared by value)."""
+    """Base of every game's typed moves. Each subclass is made a frozen dataclass as it is
+    declared (compared by value; its fields follow its bases' in the order written), so a
+    game's ``moves.py`` lists fields only: no decorator (a second one would fail). Type
+    checkers read it as such (PEP 681's ``dataclass_transform``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclass(frozen=True)(cls)
 
     def describe(self) -> str:
         args = ", ".join(
@@ -41,6 +49,24 @@ class Move:
 
     def to_json(self) -> dict[str, Any]:
         return {"event": type(self).__name__, **{k: v for k, v in to_jsonable(self).items() if v is not None}}
+
+
+class CardMove(Move):
+    """A move of one card whose name the table shows."""
+
+    card: Card
+
+
+class PlayerMove(Move):
+    """A move made by (or for) one player."""
+
+    player: str
+
+
+class PlayerCardMove(PlayerMove):
+    """A player's move of one card whose name the table shows."""
+
+    card: Card
 
 
 def _plain(v: Any) -> str:
@@ -344,6 +370,18 @@ class Simulator(ABC):
             return []
         options, _ = readings(self.game, state, candidates)
         return options if len(options) > 1 else []
+
+
+class DealingSimulator(Simulator):
+    """A simulator of a game dealt from one shuffled deck into hidden hands: it keeps the
+    truth the camera cannot see, the pile's order and every hand."""
+
+    def __init__(self, game: Game, seed: int, jokers: int = 2):
+        super().__init__(game, seed)
+        deck = full_deck(jokers)
+        self.rng.shuffle(deck)
+        self.pile: list[Card] = deck  # top first
+        self.hands: dict[str, list[Card]] = {p: [] for p in game.players}
 
 
 @dataclass
