@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, NamedTuple, TypeVar, dataclass_transform
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, dataclass_transform
 
 from referee.announcements import Announcement, ask, reject, state_change
 from referee.cards import Card, CardError, full_deck
@@ -156,6 +156,14 @@ class Movement(NamedTuple):
     dst: str
 
 
+class GameState(Protocol):
+    """What the core's defaults ask of a game's state (its ``state.py``)."""
+
+    phase: str  # "over" once the game has ended
+
+    def copy(self) -> Any: ...
+
+
 class Game(ABC):
     """Rules and constants of one game, configured by its variants.
 
@@ -177,15 +185,20 @@ class Game(ABC):
     unlisted: ClassVar[frozenset[type[Move]]] = frozenset()
     # The game's frozen dataclass of variants (its ``variants.py``); ``self.v`` is one.
     variants: ClassVar[type[Any]]
+    # The game's rules (its ``rules.py``), made from the variants: ``self.rules``.
+    rules_class: ClassVar[Callable[[Any], Any]]
+    # The game's state (its ``state.py``), as the default ``new_state`` makes it.
+    state_class: ClassVar[Callable[[], GameState]]
 
     def __init__(self, config: GameConfig):
         self.config = config
         self.v = typed_variants(self.variants, config)
+        self.rules = self.rules_class(self.v)
 
     # ---- hooks a game implements -------------------------------------------------------
-    @abstractmethod
     def new_state(self) -> Any:
         """The state before the first observation (set-up done, nothing dealt yet)."""
+        return self.state_class()
 
     @abstractmethod
     def _legal_moves(self, state: Any) -> list[Move]:
@@ -200,8 +213,8 @@ class Game(ABC):
         """Candidate moves the observation can mean, most natural first. Raise IllegalMove
         with a player-facing reason when it can mean nothing legal."""
 
-    @abstractmethod
-    def is_terminal(self, state: Any) -> bool: ...
+    def is_terminal(self, state: GameState) -> bool:
+        return state.phase == "over"
 
     @abstractmethod
     def check_invariants(self, state: Any) -> None:
@@ -266,9 +279,10 @@ class Game(ABC):
             if zone is not None and zone not in self.zones:
                 raise ObservationError(f"{prefix}field '{key}': unknown zone {zone!r} for {self.name}")
 
-    def copy_state(self, state: Any) -> Any:
-        """A private copy for ``_apply`` to mutate; games may override for speed."""
-        return copy.deepcopy(state)
+    def copy_state(self, state: GameState) -> Any:
+        """A private copy for ``_apply`` to mutate (each game's state copies itself, faster
+        than a deep copy)."""
+        return state.copy()
 
     # ---- shared public API -------------------------------------------------------------
     def legal_moves(self, state: Any) -> list[Move]:

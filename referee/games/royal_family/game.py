@@ -31,10 +31,11 @@ class RoyalFamily(Game):
     # A clean-up is an instruction the referee gave (state.expected); a sequence is two moves
     # one observation implies, each checked by the rules as it is applied.
     unlisted = frozenset({CleanUp, Sequence})
+    rules_class = Rules
+    rules: Rules
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
-        self.rules = Rules(self.v)
         self.reader = Interpreter(self.rules)
 
     # ---- set-up and queries ------------------------------------------------------------
@@ -52,9 +53,6 @@ class RoyalFamily(Game):
             fort_tracked={s: 0 for s in CASTLE_SUITS},
         )
 
-    def copy_state(self, state: RFState) -> RFState:
-        return state.copy()
-
     def outcome_key(self, state: RFState) -> str:
         plain = state.copy()
         plain.expected = []  # clean-up instructions differ in wording, not in outcome
@@ -66,9 +64,6 @@ class RoyalFamily(Game):
     def start_announcements(self, state: RFState) -> list[Announcement]:
         return [announce("Royal Family: AS and AH are in play. Round 1: flop three cards.",
                          round=1, age=state.age, phase="flop")]
-
-    def is_terminal(self, state: RFState) -> bool:
-        return state.phase == "over"
 
     def outcome(self, state: RFState) -> Outcome | None:
         if state.phase != "over":
