@@ -18,18 +18,26 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar, dataclass_transform
 
 from referee.announcements import Announcement, ask, reject, state_change
-from referee.cards import Card, CardError
+from referee.cards import Card, CardError, full_deck
 from referee.config import GameConfig, typed_variants
 from referee.errors import IllegalMove, ObservationError
 from referee.observations import SWAP_VALUES, Observation, is_swap
 
 
+@dataclass_transform(frozen_default=True)
 @dataclass(frozen=True)
 class Move:
-    """Base of every game's typed moves (frozen dataclasses, compared by value)."""
+    """Base of every game's typed moves. Each subclass is made a frozen dataclass as it is
+    declared (compared by value; its fields follow its bases' in the order written), so a
+    game's ``moves.py`` lists fields only: no decorator (a second one would fail). Type
+    checkers read it as such (PEP 681's ``dataclass_transform``)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclass(frozen=True)(cls)
 
     def describe(self) -> str:
         args = ", ".join(
@@ -41,6 +49,24 @@ class Move:
 
     def to_json(self) -> dict[str, Any]:
         return {"event": type(self).__name__, **{k: v for k, v in to_jsonable(self).items() if v is not None}}
+
+
+class CardMove(Move):
+    """A move of one card whose name the table shows."""
+
+    card: Card
+
+
+class PlayerMove(Move):
+    """A move made by (or for) one player."""
+
+    player: str
+
+
+class PlayerCardMove(PlayerMove):
+    """A player's move of one card whose name the table shows."""
+
+    card: Card
 
 
 def _plain(v: Any) -> str:
@@ -122,6 +148,22 @@ class Step:
     announcements: list[Announcement] = field(default_factory=list)
 
 
+class Movement(NamedTuple):
+    """A card's move from one zone to another, by the card's name (what a camera can see)."""
+
+    card: str
+    src: str
+    dst: str
+
+
+class GameState(Protocol):
+    """What the core's defaults ask of a game's state (its ``state.py``)."""
+
+    phase: str  # "over" once the game has ended
+
+    def copy(self) -> Any: ...
+
+
 class Game(ABC):
     """Rules and constants of one game, configured by its variants.
 
@@ -143,15 +185,20 @@ class Game(ABC):
     unlisted: ClassVar[frozenset[type[Move]]] = frozenset()
     # The game's frozen dataclass of variants (its ``variants.py``); ``self.v`` is one.
     variants: ClassVar[type[Any]]
+    # The game's rules (its ``rules.py``), made from the variants: ``self.rules``.
+    rules_class: ClassVar[Callable[[Any], Any]]
+    # The game's state (its ``state.py``), as the default ``new_state`` makes it.
+    state_class: ClassVar[Callable[[], GameState]]
 
     def __init__(self, config: GameConfig):
         self.config = config
         self.v = typed_variants(self.variants, config)
+        self.rules = self.rules_class(self.v)
 
     # ---- hooks a game implements -------------------------------------------------------
-    @abstractmethod
     def new_state(self) -> Any:
         """The state before the first observation (set-up done, nothing dealt yet)."""
+        return self.state_class()
 
     @abstractmethod
     def _legal_moves(self, state: Any) -> list[Move]:
@@ -166,8 +213,8 @@ class Game(ABC):
         """Candidate moves the observation can mean, most natural first. Raise IllegalMove
         with a player-facing reason when it can mean nothing legal."""
 
-    @abstractmethod
-    def is_terminal(self, state: Any) -> bool: ...
+    def is_terminal(self, state: GameState) -> bool:
+        return state.phase == "over"
 
     @abstractmethod
     def check_invariants(self, state: Any) -> None:
@@ -199,6 +246,11 @@ class Game(ABC):
         or asks. None: the camera names the source itself, the rules choosing."""
         return None
 
+    def asked_movements(self, state: Any) -> list[Movement]:
+        """The card movements the referee asked the players to make and has already filed (a
+        clean-up): a camera may see them next, before any other reading. None by default."""
+        return []
+
     def turned_down(self, card: Card, zone: str) -> Observation | None:
         """The observation for ``card`` gone from view at ``zone`` by being turned face down
         where it lay, for a game whose cards may be (Houska Castle's nullify; its
@@ -227,9 +279,10 @@ class Game(ABC):
             if zone is not None and zone not in self.zones:
                 raise ObservationError(f"{prefix}field '{key}': unknown zone {zone!r} for {self.name}")
 
-    def copy_state(self, state: Any) -> Any:
-        """A private copy for ``_apply`` to mutate; games may override for speed."""
-        return copy.deepcopy(state)
+    def copy_state(self, state: GameState) -> Any:
+        """A private copy for ``_apply`` to mutate (each game's state copies itself, faster
+        than a deep copy)."""
+        return state.copy()
 
     # ---- shared public API -------------------------------------------------------------
     def legal_moves(self, state: Any) -> list[Move]:
@@ -331,6 +384,18 @@ class Simulator(ABC):
             return []
         options, _ = readings(self.game, state, candidates)
         return options if len(options) > 1 else []
+
+
+class DealingSimulator(Simulator):
+    """A simulator of a game dealt from one shuffled deck into hidden hands: it keeps the
+    truth the camera cannot see, the pile's order and every hand."""
+
+    def __init__(self, game: Game, seed: int, jokers: int = 2):
+        super().__init__(game, seed)
+        deck = full_deck(jokers)
+        self.rng.shuffle(deck)
+        self.pile: list[Card] = deck  # top first
+        self.hands: dict[str, list[Card]] = {p: [] for p in game.players}
 
 
 @dataclass

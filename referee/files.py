@@ -61,24 +61,20 @@ def read_text(path: str | Path, what: str = "input") -> str:
     return decode(read_bytes(path, what), path)
 
 
-def parse_json(text: str, loc: str, error: type[CardrefError] = FileError) -> Any:
-    """``json.loads`` whose ``error`` names ``loc`` (``file:line``) and the column."""
+def parse_json(text: str, loc: str, error: type[CardrefError] = FileError, whole_file: bool = False) -> Any:
+    """``json.loads`` whose ``error`` names ``loc`` (``file:line``) and the column; with
+    ``whole_file``, ``loc`` is a file and the error adds the line."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise error(f"{loc}: not valid JSON: {e.msg} (column {e.colno})") from None
+        at = f"{loc}:{e.lineno}" if whole_file else loc
+        raise error(f"{at}: not valid JSON: {e.msg} (column {e.colno})") from None
     except RecursionError:
         raise error(f"{loc}: not valid JSON: nested too deeply") from None
 
 
 def read_json(path: str | Path, what: str = "input") -> Any:
-    text = read_text(path, what)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FileError(f"{path}:{e.lineno}: not valid JSON: {e.msg} (column {e.colno})") from None
-    except RecursionError:
-        raise FileError(f"{path}: not valid JSON: nested too deeply") from None
+    return parse_json(read_text(path, what), str(path), whole_file=True)
 
 
 def read_json_object(path: str | Path, what: str = "input") -> dict[str, Any]:

@@ -49,11 +49,11 @@ from dataclasses import dataclass, field, replace
 
 from referee.announcements import Announcement
 from referee.cards import Card
-from referee.core import Referee
+from referee.core import Movement, Referee
 from referee.errors import CardrefError, ConfigError
 from referee.observations import Observation, is_swap
 from vision.layout import Layout
-from vision.recovery import Explanation, RecoveryQuestion, legal_steps, missed_steps
+from vision.recovery import Explanation, RecoveryQuestion, legal_steps, missed_steps, trial_copy
 from vision.table_state import TableState, copies_of
 
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
@@ -123,17 +123,84 @@ class Naming:
     settled: bool = False
 
 
+@dataclass(frozen=True)
+class Context:
+    """What the camera's picture is read against: the referee, the physical table as the
+    players left it, and the cards the camera named. The inferrer keeps the one it has
+    committed; a trial reads on its own copy, which the inferrer takes over only when the
+    trial is accepted."""
+
+    referee: Referee
+    physical: dict[str, list[Card]]
+    named: dict[str, Naming]
+
+    def referee_zones(self) -> dict[str, list[Card]]:
+        return self.referee.game.cards_by_zone(self.referee.state) or {}
+
+    def asked(self) -> list[Movement]:
+        """The clean-ups the referee asked for, which the camera may see next."""
+        return self.referee.game.asked_movements(self.referee.state)
+
+    def camera_name(self, card: str) -> str | None:
+        """The name the camera reads ``card`` by, where the rules named it otherwise."""
+        naming = self.named.get(card)
+        return naming.camera if naming is not None else None
+
+    def trial(self) -> Referee:
+        """A copy of the referee to try observations on (without the game log)."""
+        return trial_copy(self.referee)
+
+
 @dataclass
 class Reread:
     """An earlier card re-read by the rules (:meth:`EventInference._reread_plan`): the rename,
-    and the physical table, cards named, camera's picture, changes and plan after it."""
+    the trial's context (the physical table and cards named after it), and the camera's
+    picture, changes and plan after it."""
 
     rename: Observation
-    physical: dict[str, list[Card]]
-    named: dict[str, Naming]
+    context: Context
     seen: TableState
     changes: list[Change]
     plan: list[Observation]
+
+
+@dataclass
+class Correction:
+    """A card named unsurely renamed by a later read (:meth:`EventInference._corrected_plan`):
+    the rename, the trial's context (its physical table after it), the changes and plan after
+    it, and the new name's probability."""
+
+    rename: Observation
+    context: Context
+    changes: list[Change]
+    plan: list[Observation]
+    p: float
+
+
+@dataclass
+class Renaming:
+    """Changed cards read by other likely names (:meth:`EventInference._renamed_plan`): the
+    changes and plan with them, and each new name's reading (card fed -> name read)."""
+
+    changes: list[Change]
+    plan: list[Observation]
+    read_as: dict[str, str]
+
+
+@dataclass
+class Accepted:
+    """A reading of a change the referee accepts, and the trial referee after it."""
+
+    referee: Referee
+    obs: Observation
+
+
+@dataclass
+class Partial:
+    """The changes the referee accepts one by one (their plan), and those it never accepts."""
+
+    plan: list[Observation]
+    unexplained: list[Change]
 
 
 @dataclass
@@ -208,9 +275,9 @@ class EventInference:
                 f"{referee.game.name}: the table layout {layout.name!r} has {' and '.join(said)} "
                 "(its variants need another layout)"
             )
-        self.referee = referee
         self.layout = layout
-        self.physical: dict[str, list[Card]] = {z: list(cs) for z, cs in zones.items()}
+        # The referee, the physical table and the cards the camera named as they came into view.
+        self.context = Context(referee, {z: list(cs) for z, cs in zones.items()}, {})
         hidden = [z.id for z in layout.zones.values() if z.offtable or z.face == "down"]
         # A card that leaves the camera's view goes to the discard pile or out of the game far
         # more often than back into the draw pile: try that last.
@@ -218,7 +285,6 @@ class EventInference:
         self.desync: str | None = None
         # Cards a typed observation put in view that the camera has not seen there yet.
         self.awaited: set[tuple[str, str]] = set()
-        self.named: dict[str, Naming] = {}  # cards the camera named as they came into view
         # A name the camera reads -> the name a player gave that card (a rename typed or keyed):
         # the classifier that misread a card once will most likely misread it again.
         self.aliases: dict[str, str] = {}
@@ -237,14 +303,26 @@ class EventInference:
         self.unseen_in_place: set[tuple[str, str]] = set()
         self._question_seen: TableState | None = None
 
-    def referee_zones(self) -> dict[str, list[Card]]:
-        return self.referee.game.cards_by_zone(self.referee.state) or {}
+    @property
+    def referee(self) -> Referee:
+        return self.context.referee
+
+    @property
+    def physical(self) -> dict[str, list[Card]]:
+        return self.context.physical
+
+    @property
+    def named(self) -> dict[str, Naming]:
+        return self.context.named
 
     # ---- what changed ------------------------------------------------------------------
-    def changes(self, seen: TableState) -> list[Change]:
-        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+    def changes(self, seen: TableState, ctx: Context) -> list[Change]:
+        """The differences between ``seen`` and the physical table of ``ctx``, with their
+        readings by the rules of its referee."""
+        expected, now = visible(self.layout, ctx.physical), seen_counts(seen)
         # A card a typed observation put in view (a reveal typed before the cards are turned
-        # up) is not gone before the camera has seen it there once.
+        # up) is not gone before the camera has seen it there once. (Every reading, a trial's
+        # too, forgets those seen: a trial's picture is one the camera could have taken.)
         self.awaited = {a for a in self.awaited if now[a] == 0}
         appeared = [(z, n) for (z, n), k in (now - expected).items() for _ in range(k)]
         gone = [
@@ -258,7 +336,7 @@ class EventInference:
                 continue
             confused = {name, *seen.alternatives.get((zone, name), ())}
             moved = next(
-                (g for g in gone if getattr(self.named.get(g[1]), "camera", None) == name
+                (g for g in gone if ctx.camera_name(g[1]) == name
                  or confused & self._given(g[1])),
                 None,
             )
@@ -290,22 +368,22 @@ class EventInference:
             if src is not None:
                 gone.remove((src, name))
                 changes.append(Change(name, ((src, zone),)))
-            elif self._revealed(zone, name):
+            elif self._revealed(ctx, zone, name):
                 continue  # was under the pile's top all along
             else:
-                home = self._hidden_home(name)
+                home = self._hidden_home(ctx, name)
                 if home is None:
                     continue  # not a card of this game's table (a misread): ignore
                 others = [h for h in self.hidden_zones if h != home]
-                placed = self.referee.game.unseen_source(Card.parse(name), zone)
+                placed = ctx.referee.game.unseen_source(Card.parse(name), zone)
                 changes.append(Change(name, tuple((h, zone) for h in [home, *others]), unseen_source=placed))
         # A card that left may lie under a pile's new top (a discard onto a flop pile and the
         # next flop on top of it, before the table settled).
         new_tops = [z for z, _ in appeared if self.layout.zones[z].kind == "pile"]
         for zone, name in gone:
-            if self._left(zone, name, now):
-                dests = [d for d in new_tops if d != zone] + list(self._hidden_destinations(name, zone))
-                down = self.referee.game.turned_down(Card.parse(name), zone)
+            if self._left(ctx, zone, name, now):
+                dests = [d for d in new_tops if d != zone] + list(self._hidden_destinations(ctx, name, zone))
+                down = ctx.referee.game.turned_down(Card.parse(name), zone)
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
         return [c for c in changes if not (c.vanished and (c.src, c.card) in self.unseen_in_place)]
@@ -314,34 +392,35 @@ class EventInference:
         """The camera's names of a card the players renamed (its aliases)."""
         return {read for read, given in self.aliases.items() if given == card}
 
-    def _revealed(self, zone: str, name: str) -> bool:
-        return any(str(c) == name for c in self.physical.get(zone, [])[:-1])
+    @staticmethod
+    def _revealed(ctx: Context, zone: str, name: str) -> bool:
+        return any(str(c) == name for c in ctx.physical.get(zone, [])[:-1])
 
-    def _hidden_home(self, name: str) -> str | None:
+    def _hidden_home(self, ctx: Context, name: str) -> str | None:
         """Where an unseen card physically is: a face-down zone, or under a pile's top."""
-        view = visible(self.layout, self.physical)
+        view = visible(self.layout, ctx.physical)
         homes = [
-            z for z, cards in self.physical.items() for c in cards if str(c) == name and view[(z, name)] == 0
+            z for z, cards in ctx.physical.items() for c in cards if str(c) == name and view[(z, name)] == 0
         ]
-        known = self.referee_zones()
+        known = ctx.referee_zones()
         referee_zone = next((z for z, cards in known.items() if any(str(c) == name for c in cards)), None)
         if referee_zone in homes or (homes and referee_zone in self.hidden_zones):
             return referee_zone  # e.g. the discard pile turned over as the new draw pile
         return homes[0] if homes else None
 
-    def _left(self, zone: str, name: str, now: Counter) -> bool:
+    def _left(self, ctx: Context, zone: str, name: str, now: Counter) -> bool:
         """Did the card leave ``zone`` (rather than get covered, or go unseen for a moment)?"""
         z = self.layout.zones[zone]
         if z.kind != "pile":
             return True
-        below = self.physical[zone][:-1]
+        below = ctx.physical[zone][:-1]
         on_top_now = [n for (zz, n), k in now.items() if zz == zone and k > 0]
         if not below:
             return not on_top_now
         return str(below[-1]) in on_top_now
 
-    def _hidden_destinations(self, name: str, src: str) -> tuple[str, ...]:
-        asked = [dst for c, s, dst in getattr(self.referee.state, "expected", []) if c == name and s == src]
+    def _hidden_destinations(self, ctx: Context, name: str, src: str) -> tuple[str, ...]:
+        asked = [m.dst for m in ctx.asked() if m.card == name and m.src == src]
         rest = [z for z in self.hidden_zones if z not in asked]
         return tuple(asked + rest)
 
@@ -349,9 +428,9 @@ class EventInference:
     def update(self, seen: TableState) -> Result:
         result = Result()
         self.question = self._question_seen = None  # a new table supersedes an open question
-        raw, seen = seen, self._aliased(seen)
-        changes = self.changes(seen)
-        plan = self._plan(changes) if changes else []
+        raw, seen = seen, self._aliased(seen, self.context)
+        changes = self.changes(seen, self.context)
+        plan = self._plan(changes, self.context) if changes else []
         # A card named unsurely, read surely as another now: the rename wins when the rules
         # then explain the table in fewer moves (or only then), and it beats a name the
         # detector found less likely than its first choice now.
@@ -368,8 +447,9 @@ class EventInference:
             found = self._recover(seen)
         if found:
             pass
-        elif correction is not None and (plan is None or len(correction[3]) < len(plan)):
-            changes, plan = self._correct(correction, result)
+        elif correction is not None and (plan is None or len(correction.plan) < len(plan)):
+            changes, plan = correction.changes, correction.plan
+            self._correct(correction, result)
         elif plan is None:
             # Either the cards read now take other likely names, or, the last resort, a card's
             # first unsure name gives way to a read no surer (two names the detector confused,
@@ -377,18 +457,20 @@ class EventInference:
             # moves wins, the renaming of the cards read now when the two tie.
             renamed = self._renamed_plan(seen)
             correction = self._corrected_plan(seen, None)
-            if correction is not None and (renamed is None or len(correction[3]) < len(renamed[1])):
-                changes, plan = self._correct(correction, result)
+            if correction is not None and (renamed is None or len(correction.plan) < len(renamed.plan)):
+                changes, plan = correction.changes, correction.plan
+                self._correct(correction, result)
             elif renamed is not None:
-                changes, plan, result.read_as = renamed
+                changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
         # The last resorts try many names: not again on the same table the game did not explain.
         attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
         if plan is None and not found and attempt != self._unexplained:
             reread = self._reread_plan(raw, {c.card for c in changes})
             if reread is not None:
-                seen, changes, plan = self._reread(reread, result)
+                seen, changes, plan = reread.seen, reread.changes, reread.plan
+                self._reread(reread, result)
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
-                changes, plan, result.read_as = renamed
+                changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
         carried: list[Observation] = []
         if plan is None and (found or (found is None and attempt != self._unexplained)):
             # Moves merged by a lost read: the steps the camera missed, searched among the
@@ -405,18 +487,19 @@ class EventInference:
         self._unexplained = attempt if plan is None else None
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
-            plan, unexplained = self._greedy(changes)
+            partial = self._greedy(changes)
+            plan, unexplained = partial.plan, partial.unexplained
         for obs in plan:
             seq = len(self.referee.fed)
             notes = self.referee.feed(obs)
             result.fed.append((obs, notes))
             result.seq.append(seq)
             self._remember_naming(obs, seq, seen, result.read_as)
-            self._move(obs)
+            self._move(obs, self.context)
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
         for obs in carried:
-            self._move(obs)
+            self._move(obs, self.context)
         self._sync_hidden()
         # A card gone from view with nowhere legal to have gone was most likely missed by the
         # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
@@ -429,7 +512,7 @@ class EventInference:
             reason += f"; {self._put_right(unexplained[0])}"
             if reason != self.desync:
                 result.desync = reason
-                result.why = self._trial().feed(unexplained[0].observations()[0])  # state kept
+                result.why = self.context.trial().feed(unexplained[0].observations()[0])  # state kept
             self.desync = reason
         elif self.desync is not None:
             self.desync, result.resynced = None, True
@@ -452,17 +535,12 @@ class EventInference:
 
         def read(trial: Referee, moved: tuple[Observation, ...]) -> tuple[list[Observation] | None, list]:
             """The plan after the cards ``moved`` so far, and the readings of what is left."""
-            physical = {z: list(cs) for z, cs in self.physical.items()}
-            kept = self.referee, self.physical
-            self.referee, self.physical = trial, physical
-            try:
-                for obs in moved:
-                    self._move(obs)
-                changes = self.changes(seen)
-                plan = (self._plan(changes) if changes else []) if moved else None
-                return plan, [o for c in changes for o in c.observations()]
-            finally:
-                self.referee, self.physical = kept
+            ctx = Context(trial, {z: list(cs) for z, cs in self.physical.items()}, self.named)
+            for obs in moved:
+                self._move(obs, ctx)
+            changes = self.changes(seen, ctx)
+            plan = (self._plan(changes, ctx) if changes else []) if moved else None
+            return plan, [o for c in changes for o in c.observations()]
 
         return missed_steps(self.referee, cards, read)
 
@@ -483,11 +561,11 @@ class EventInference:
             result.seq.append(seq)
             if seen is not None:
                 self._remember_naming(obs, seq, seen, {})
-            self._move(obs)
+            self._move(obs, self.context)
             if self.referee.pending is not None:
                 break
         for obs in chosen.carried:
-            self._move(obs)
+            self._move(obs, self.context)
         self._sync_hidden()
         if self.desync is not None:
             self.desync, result.resynced = None, True
@@ -501,18 +579,20 @@ class EventInference:
             return f"if {change.card} went there legally, type the step the camera missed: {steps[0].short()}"
         return f"put {change.card} back on {change.src}, or type what happened"
 
-    def _correct(self, correction: tuple, result: Result) -> tuple[list[Change], list[Observation]]:
-        """Feed the rename of :meth:`_corrected_plan`; return the changes and plan after it."""
-        rename, self.physical, changes, plan, p = correction
+    def _correct(self, correction: Correction, result: Result) -> None:
+        """Commit the trial of :meth:`_corrected_plan`: its physical table, and its rename fed."""
+        rename = correction.rename
+        self.context = replace(self.context, physical=correction.context.physical)
         result.fed.append((rename, self.referee.feed(rename)))
         result.seq.append(None)
-        self.named[str(rename.data["as"])] = Naming(self.named.pop(str(rename.card)).at, p, settled=True)
-        return changes, plan
+        first = self.named.pop(str(rename.card))
+        self.named[str(rename.data["as"])] = Naming(first.at, correction.p, settled=True)
 
-    def _aliased(self, seen: TableState) -> TableState:
+    def _aliased(self, seen: TableState, ctx: Context) -> TableState:
         """The camera's picture with the names the players gave misread cards, where the name
-        read is not one the game shows on the table (then it is the card itself, come out)."""
-        in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+        read is not one the game shows on the table of ``ctx`` (then it is the card itself,
+        come out)."""
+        in_view = {n for (_, n), k in visible(self.layout, ctx.physical).items() if k}
         renames = [
             (zone, name, self.aliases[name])
             for zone, names in seen.cards.items()
@@ -555,9 +635,7 @@ class EventInference:
             others = tuple(dict.fromkeys(first.others + others))
             self.named[card] = Naming(first.at, p, others, merged, first.camera)
 
-    def _corrected_plan(
-        self, seen: TableState, margin: float | None
-    ) -> tuple[Observation, dict[str, list[Card]], list[Change], list[Observation], float] | None:
+    def _corrected_plan(self, seen: TableState, margin: float | None) -> Correction | None:
         """A card named unsurely when it came into view, gone from where it lay, while a card
         the game has not shown yet appears: the camera may have misread the first. The likeliest
         such rename the referee accepts, with which the table is explained: the rename, the
@@ -601,24 +679,17 @@ class EventInference:
             if read is None:
                 continue  # the other name would show a card twice
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
-            trial = self._trial()
+            trial = self.context.trial()
             if any(a.kind == "REJECT" for a in trial.feed(rename)):
                 continue
-            physical = swapped(self.physical, old, new)
-            kept = self.referee, self.physical
-            self.referee, self.physical = trial, physical
-            try:
-                changes = self.changes(read)
-                plan = self._plan(changes) if changes else []
-            finally:
-                self.referee, self.physical = kept
+            ctx = Context(trial, swapped(self.physical, old, new), self.named)
+            changes = self.changes(read, ctx)
+            plan = self._plan(changes, ctx) if changes else []
             if plan is not None:
-                return rename, physical, changes, plan, p
+                return Correction(rename, ctx, changes, plan, p)
         return None
 
-    def _renamed_plan(
-        self, seen: TableState, wide: bool = False
-    ) -> tuple[list[Change], list[Observation], dict[str, str]] | None:
+    def _renamed_plan(self, seen: TableState, wide: bool = False) -> Renaming | None:
         """The changes and plan of the likeliest renaming of changed cards (each to one of its
         other likely names) that the referee accepts throughout, and each new name's reading;
         or None. ``wide``: one card named unsurely now takes any name of a card still unseen,
@@ -644,13 +715,13 @@ class EventInference:
             state = renamed(seen, [(zone, name, alt) for zone, name, alt, _ in combo])
             if state is None:
                 continue
-            changes = self.changes(state)
+            changes = self.changes(state, self.context)
             explained = {(c.card, dst) for c in changes for _, dst in c.readings}
             if not all((alt, zone) in explained or expected[(zone, alt)] for zone, _, alt, _ in combo):
                 continue  # a name that is no card of this table would just be ignored
-            plan = self._plan(changes) if changes else []
+            plan = self._plan(changes, self.context) if changes else []
             if plan is not None:
-                return changes, plan, {alt: name for _, name, alt, _ in combo}
+                return Renaming(changes, plan, {alt: name for _, name, alt, _ in combo})
         return None
 
     def _unseen(self, in_view: set[str]) -> list[str]:
@@ -703,21 +774,15 @@ class EventInference:
                 options.append((old in changed, q, old, new, naming.at))
         for _, q, old, new, at in sorted(options, reverse=True)[:MAX_REREADS]:
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
-            trial = self._trial()
+            trial = self.context.trial()
             if any(a.kind == "REJECT" for a in trial.feed(rename)):
                 continue
-            physical = swapped(self.physical, old, new)
-            named = self._renamed_naming(old, new, q)
-            kept = self.referee, self.physical, self.named
-            self.referee, self.physical, self.named = trial, physical, named
-            try:
-                seen = self._aliased(raw)
-                changes = self.changes(seen)
-                plan = self._plan(changes) if changes else []
-            finally:
-                self.referee, self.physical, self.named = kept
+            ctx = Context(trial, swapped(self.physical, old, new), self._renamed_naming(old, new, q))
+            seen = self._aliased(raw, ctx)
+            changes = self.changes(seen, ctx)
+            plan = self._plan(changes, ctx) if changes else []
             if plan is not None:
-                return Reread(rename, physical, named, seen, changes, plan)
+                return Reread(rename, ctx, seen, changes, plan)
         return None
 
     def _renamed_naming(self, old: str, new: str, q: float) -> dict[str, Naming]:
@@ -731,12 +796,13 @@ class EventInference:
         named[new] = Naming(first.at, q, (old,), ranked, first.camera or old)
         return named
 
-    def _reread(self, reread: Reread, result: Result) -> tuple[TableState, list[Change], list[Observation]]:
-        """Feed the rename of :meth:`_reread_plan`; return the picture, changes and plan after it."""
-        self.physical, self.named = reread.physical, reread.named
+    def _reread(self, reread: Reread, result: Result) -> None:
+        """Commit the trial of :meth:`_reread_plan`: its physical table and cards named, and its
+        rename fed."""
+        trial = reread.context
+        self.context = replace(self.context, physical=trial.physical, named=trial.named)
         result.fed.append((reread.rename, self.referee.feed(reread.rename)))
         result.seq.append(None)
-        return reread.seen, reread.changes, reread.plan
 
     def _sync_hidden(self) -> None:
         """Follow the referee for cards the camera cannot see move: a card under a pile's top
@@ -744,7 +810,7 @@ class EventInference:
         (the old fortification slid out from under the new one, the discard pile turned over
         as the draw pile), or a card from a face-down zone that a typed observation put in
         view. Cards in view are never moved here: the camera tells about them."""
-        ref = Counter((z, str(c)) for z, cs in self.referee_zones().items() for c in cs)
+        ref = Counter((z, str(c)) for z, cs in self.context.referee_zones().items() for c in cs)
         phys = Counter((z, str(c)) for z, cs in self.physical.items() for c in cs)
         view = visible(self.layout, self.physical)
         deficit = ref - phys
@@ -779,7 +845,7 @@ class EventInference:
             (z, n) for z, n in self.unseen_in_place
             if not shown[(z, n)] and any(str(c) == n for c in self.physical.get(z, []))
         }
-        known = self.referee_zones()
+        known = self.context.referee_zones()
         for change in gone:
             here = self.physical.get(change.src, [])
             if any(str(c) == change.card for c in here) and any(
@@ -793,7 +859,7 @@ class EventInference:
         Up!'s face-up discard pile turned over as the new draw pile on a typed draw). A card the
         referee still keeps in view stays where it was (a detector miss), and a card the referee
         filed away while the camera still sees it waits for the camera (a clean-up asked for)."""
-        known = self.referee_zones()
+        known = self.context.referee_zones()
         for change in gone:
             card = Card.parse(change.card)
             dest = next((z for z in self.hidden_zones if card in known.get(z, [])), None)
@@ -803,31 +869,24 @@ class EventInference:
             remove_last(cards, card)
             self.physical.setdefault(dest, []).append(card)
 
-    def _trial(self) -> Referee:
-        log, self.referee.log = self.referee.log, None
-        try:
-            return copy.deepcopy(self.referee)
-        finally:
-            self.referee.log = log
-
-    def _plan(self, changes: list[Change]) -> list[Observation] | None:
-        """The first order and reading of the changes that the referee accepts throughout."""
-        natural = sorted(changes, key=self._rank)
+    def _plan(self, changes: list[Change], ctx: Context) -> list[Observation] | None:
+        """The first order and reading of the changes that the referee of ``ctx`` accepts
+        throughout."""
+        natural = sorted(changes, key=lambda change: self._rank(change, ctx))
         orders = itertools.permutations(natural) if len(natural) <= MAX_PERMUTED else [natural]
         for order in orders:
-            plan = self._accepted(list(order))
+            plan = self._accepted(list(order), ctx)
             if plan is not None:
                 return plan
         return None
 
-    def _rank(self, change: Change) -> int:
-        expected = getattr(self.referee.state, "expected", [])
-        if any(c == change.card and s == change.src for c, s, _ in expected):
+    def _rank(self, change: Change, ctx: Context) -> int:
+        if any(m.card == change.card and m.src == change.src for m in ctx.asked()):
             return 0  # clean-ups the referee asked for come first
         return 1 if change.src in self.hidden_zones else 2
 
-    def _accepted(self, order: list[Change]) -> list[Observation] | None:
-        trial = self._trial()
+    def _accepted(self, order: list[Change], ctx: Context) -> list[Observation] | None:
+        trial = ctx.trial()
         plan: list[Observation] = []
         for change in order:
             if trial.pending is not None:
@@ -835,57 +894,58 @@ class EventInference:
             step = self._first_reading(trial, change)
             if step is None:
                 return None
-            trial, obs = step
-            plan.append(obs)
+            trial = step.referee
+            plan.append(step.obs)
         return plan
 
-    def _greedy(self, changes: list[Change]) -> tuple[list[Observation], list[Change]]:
+    def _greedy(self, changes: list[Change]) -> Partial:
         """The changes the referee accepts one by one (natural order, again after each one
         accepted), and those it never accepts."""
-        trial, plan, left = self._trial(), [], sorted(changes, key=self._rank)
+        ctx = self.context
+        trial, plan, left = ctx.trial(), [], sorted(changes, key=lambda change: self._rank(change, ctx))
         progress = True
         while progress and left and trial.pending is None:
             progress = False
             for change in left:
                 step = self._first_reading(trial, change)
                 if step is not None:
-                    trial, obs = step
-                    plan.append(obs)
+                    trial = step.referee
+                    plan.append(step.obs)
                     left.remove(change)
                     progress = True
                     break
-        return plan, left
+        return Partial(plan, left)
 
     @staticmethod
-    def _first_reading(trial: Referee, change: Change) -> tuple[Referee, Observation] | None:
+    def _first_reading(trial: Referee, change: Change) -> Accepted | None:
         """The first reading of ``change`` the referee accepts, and the referee after it."""
         for obs in change.observations():
             attempt = copy.deepcopy(trial)
             if not any(a.kind == "REJECT" for a in attempt.feed(obs)):
-                return attempt, obs
+                return Accepted(attempt, obs)
         return None
 
-    def _move(self, obs: Observation) -> None:
-        """Update the physical table: the card leaves its zone and goes on top of the other
-        (for a game's ``unseen_source`` observation, or a card turned up where it lay, from
-        wherever it lay hidden)."""
+    def _move(self, obs: Observation, ctx: Context) -> None:
+        """Update the physical table of ``ctx``: the card leaves its zone and goes on top of the
+        other (for a game's ``unseen_source`` observation, or a card turned up where it lay,
+        from wherever it lay hidden)."""
         if obs.card is None or obs.dst is None:
             return
-        src = obs.src if obs.type == "move" else self._hidden_home(str(obs.card))
+        src = obs.src if obs.type == "move" else self._hidden_home(ctx, str(obs.card))
         if src is None:
             return
         dst = obs.dst
-        if src == dst and visible(self.layout, self.physical)[(src, str(obs.card))]:
+        if src == dst and visible(self.layout, ctx.physical)[(src, str(obs.card))]:
             # Turned face down where it lay (a game's ``turned_down``): out of view, filed where
             # the referee now keeps it (with the unseen cards), as a face-down card is.
-            dst = next((z for z, cs in self.referee_zones().items() if obs.card in cs and z != src), dst)
+            dst = next((z for z, cs in ctx.referee_zones().items() if obs.card in cs and z != src), dst)
         homes = [src] + [z for z in self.hidden_zones if z != src]
         for zone in homes:  # a card of a turned-over pile may still be filed under the old one
-            cards = self.physical.get(zone, [])
+            cards = ctx.physical.get(zone, [])
             if obs.card in cards:
                 remove_last(cards, obs.card)
                 break
-        self.physical.setdefault(dst, []).append(obs.card)
+        ctx.physical.setdefault(dst, []).append(obs.card)
 
     def answer(self, obs: Observation) -> list[Announcement]:
         """An answer typed or keyed by a player (or a non-table observation such as end_turn)."""
@@ -915,7 +975,7 @@ class EventInference:
     def _swap_names(self, old: str, new: str, swap: bool = False) -> None:
         """After a typed rename: the card on the table known as ``old`` is ``new``, and the
         ``new`` the game thought hidden (or, with ``swap``, showed elsewhere) is ``old``."""
-        self.physical = swapped(self.physical, old, new)
+        self.context = replace(self.context, physical=swapped(self.physical, old, new))
         # Where the rules had named a card (the camera reads it by another name), the camera
         # still reads it by that name: kept, so that read is this card where it lies.
         mine = self.named.pop(old, None)

@@ -89,7 +89,7 @@ def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
         # Where the rules file a card at once but ask the players to move it there (a joker
         # drawn goes to the joker spot by way of staging), the camera sees it reach the zone
         # the clean-up starts from.
-        asked = getattr(after, "expected", [])
+        asked = game.asked_movements(after)
         for name, src, dst in moved:
             via = [z for c, z, _ in asked if c == name and z != src]
             for obs in (Observation.move(name, src, dst), *(Observation.move(name, src, z) for z in via)):

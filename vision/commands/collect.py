@@ -100,18 +100,11 @@ def ask(text: str) -> str:
 def collect_free(source, collector, log) -> None:
     """Every frame of the source through the collector (a lost camera is waited for), with a
     progress bar (of the video's length, or an open count for a camera)."""
+    from vision.frame_loop import frames
     from vision.progress import progress
-    from vision.sources import Lost
 
-    lost = False
     with progress(getattr(source, "frame_count", None) or None, "collect", "frame") as bar:
-        for item in source:
-            if isinstance(item, Lost):
-                if not lost:
-                    log("camera lost: reconnecting")
-                lost = True
-                continue
-            lost = False
+        for item in frames(source, lost=lambda _: log("camera lost: reconnecting")):
             collector.process(item.index, item.time, item.image)
             bar.update()
 

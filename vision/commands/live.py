@@ -23,9 +23,18 @@ import queue
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.errors import CardrefError, ObservationError
+from referee.observations import Observation
+
+if TYPE_CHECKING:
+    from vision.name_check import NameCheck
+    from vision.pipeline import CameraReferee
+    from vision.sources import Frame
 
 KEYS = "123456789"
 
@@ -78,20 +87,73 @@ def typed_lines() -> queue.Queue:
     return lines
 
 
+@dataclass
+class Keys:
+    """The number keys of the players (the window's, the screen's buttons, digits typed): the
+    answer to the referee's open question, else the choice for the oldest card named unsurely
+    (``[CHECK]``) or, first, for the question on moves the camera missed."""
+
+    camera: CameraReferee
+    tell: Callable[[list], None]
+    checks: list[NameCheck] = field(default_factory=list)  # oldest first, until a key answers each
+    keyed: list[int] = field(default_factory=list)  # numbers typed for [CHECK]s not shown yet
+
+    def waiting(self) -> bool:
+        """Whether a [CHECK] or a question on missed moves waits for a number."""
+        return bool(self.checks or self.camera.inference.question)
+
+    def press(self, key: int, item: Frame, later: bool = False) -> None:
+        """A number key: the referee's question first; ``later``: a choice waits its turn."""
+        if self.camera.referee.pending is not None:
+            self.tell(self.camera.answer(Observation.answer(key), item.index, item.time))
+        elif self.waiting() and later:
+            self.keyed.append(key)
+        elif self.waiting():
+            self.answer_check(key, item)
+
+    def answer_keyed(self, item: Frame) -> None:
+        """The numbers typed for [CHECK]s, while one waits and the referee asks nothing."""
+        while self.keyed and self.waiting() and self.camera.referee.pending is None:
+            self.answer_check(self.keyed.pop(0), item)
+
+    def answer_check(self, key: int, item: Frame) -> None:
+        """A player's choice for the oldest card named unsurely: its name confirmed, or a rename;
+        first, the question on moves the camera missed (``[question]``), if one is open."""
+        camera, checks = self.camera, self.checks
+        if camera.inference.question is not None:
+            try:
+                self.tell(camera.choose(key, item.index, item.time))
+            except CardrefError as e:
+                print(f"cardref live: {e}", flush=True)
+            return
+        try:
+            rename = checks[0].answer(key)
+        except CardrefError as e:
+            print(f"cardref live: {e}", flush=True)
+            return
+        check = checks.pop(0)
+        if rename is not None:
+            self.tell(camera.put_right(rename, item.index, item.time))
+        else:
+            camera.confirm(check.card)
+        if checks:  # the next one still waits for its key
+            print(f"{item.time:7.1f}s  [CHECK] {checks[0].prompt()}", flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from referee.observations import Observation, parse_short
+    from referee.observations import parse_short
     from referee.summary import whose_turn
     from vision.calibration import Calibration
     from vision.commands.common import game_from_args, open_referee
-    from vision.commands.replay import players_act, rendered_players
     from vision.detector.detections_io import model_detector, recorded_detector
+    from vision.frame_loop import frames, referee_frame, rendered_players
     from vision.layout import load_layout
     from vision.live_view import FrameHealth, LiveView, draw_live
     from vision.name_check import NameCheck
     from vision.pipeline import CameraReferee, Settings
-    from vision.sources import Frame, open_source
+    from vision.sources import Lost, open_source
 
     game = game_from_args(args)
     if args.serve:
@@ -127,7 +189,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"game-night screen: {screen.url}", flush=True)
     typed = typed_lines()
     recent: list[tuple[str, str]] = []
-    checks: list[NameCheck] = []  # cards named unsurely, oldest first, until a key answers each
     status = f"resumed: {replayed} observations from {log}" if replayed else "looking for the play mat"
     view = LiveView(layout, health=FrameHealth(source.fps or 30.0))
     recorder = None
@@ -144,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{e.time:7.1f}s  {line}", flush=True)
             unsure = NameCheck.of(e.kind, e.data)
             if unsure is not None:
-                checks.append(unsure)
+                keys.checks.append(unsure)
                 print(f"{e.time:7.1f}s  [CHECK] {unsure.prompt()}", flush=True)
                 recent.append(("CHECK", unsure.prompt()))
             kind = e.announcement.kind if e.announcement else e.kind
@@ -158,68 +219,40 @@ def run(args: argparse.Namespace) -> int:
             if e.kind == "calibrated" and args.save_calibration and camera.calibration is not None:
                 camera.calibration.save(args.save_calibration)
 
-    def answer_check(key: int, item: Frame) -> None:
-        """A player's choice for the oldest card named unsurely: its name confirmed, or a rename;
-        first, the question on moves the camera missed (``[question]``), if one is open."""
-        if camera.inference.question is not None:
-            try:
-                tell(camera.choose(key, item.index, item.time))
-            except CardrefError as e:
-                print(f"cardref live: {e}", flush=True)
-            return
-        try:
-            rename = checks[0].answer(key)
-        except CardrefError as e:
-            print(f"cardref live: {e}", flush=True)
-            return
-        check = checks.pop(0)
-        if rename is not None:
-            tell(camera.put_right(rename, item.index, item.time))
-        else:
-            camera.confirm(check.card)
-        if checks:  # the next one still waits for its key
-            print(f"{item.time:7.1f}s  [CHECK] {checks[0].prompt()}", flush=True)
+    keys = Keys(camera, tell)
 
     def from_screen(item: Frame) -> None:
         """The screen's buttons: a number key for the open question, dropped when none is."""
         for key in screen.pressed():
-            if referee.pending is not None:
-                tell(camera.answer(Observation.answer(key), item.index, item.time))
-            elif checks or camera.inference.question:
-                keyed.append(key)
+            keys.press(key, item, later=True)
+
+    def pause(lost: Lost) -> None:
+        nonlocal paused
+        paused = True
+        print(f"[PAUSED] camera lost: reconnecting (attempt {lost.attempt}); the game is kept in {log}",
+              flush=True)
+
+    def resume() -> None:
+        nonlocal paused
+        paused = False
+        camera.settle.force_read()
+        print("[RESUMED] camera back", flush=True)
 
     if not replayed:
         tell(camera.start())
     paused = False
     waiting: list[Observation] = []
-    keyed: list[int] = []  # numbers typed for [CHECK]s not shown yet
     item, stopped = None, False
     try:
-        for item in source:
-            if not isinstance(item, Frame):
-                if not paused:
-                    paused = True
-                    print(
-                        f"[PAUSED] camera lost: reconnecting (attempt {item.attempt}); "
-                        f"the game is kept in {log}",
-                        flush=True,
-                    )
-                continue
-            if paused:
-                paused = False
-                camera.settle.force_read()
-                print("[RESUMED] camera back", flush=True)
+        for item in frames(source, lost=pause, back=resume):
             started = time.perf_counter()
-            events = camera.process(item.index, item.time, item.image)
-            tell(events)
-            if players is not None:
-                tell(players_act(camera, players, events, item.index, item.time))
+            tell(referee_frame(camera, item, players))
             while not typed.empty():
                 text = typed.get()
                 if not text:
                     continue
                 if text.isascii() and text.isdigit():  # a choice for the next [CHECK]
-                    keyed.append(int(text))
+                    keys.keyed.append(int(text))
                     continue
                 try:  # a typo is told at once and dropped; the game goes on
                     obs = parse_short(text)
@@ -229,8 +262,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"cardref live: error: {e}", flush=True)
             if screen is not None:
                 from_screen(item)
-            while keyed and (checks or camera.inference.question) and referee.pending is None:
-                answer_check(keyed.pop(0), item)
+            keys.answer_keyed(item)
             # An answer waits for its question; anything else typed (end_turn) goes in at once.
             while waiting and (waiting[0].type != "answer" or referee.pending is not None):
                 try:  # checked when typed; a game type's own field check may still refuse it
@@ -238,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
                 except ObservationError as e:
                     print(f"cardref live: error: {e}", flush=True)
             if screen is not None:
-                screen.show(camera, checks, status, item.time, item.index, item.image)
+                screen.show(camera, keys.checks, status, item.time, item.index, item.image)
             assert view.health is not None
             view.health.update(item.index, item.time, time.perf_counter() - started)
             if view.health.too_slow != slow:
@@ -250,7 +282,7 @@ def run(args: argparse.Namespace) -> int:
                 camera.calibration, camera.table, status, recent)
             view.turn = whose_turn(referee.state)
             view.asking = referee.pending is not None
-            view.checking = bool(checks or camera.inference.question)
+            view.checking = keys.waiting()
             image = draw_live(item.image, view)
             if args.record_window is not None:
                 if recorder is None:
@@ -269,20 +301,17 @@ def run(args: argparse.Namespace) -> int:
                 if key == ord("q"):
                     stopped = True
                     break
-                if chr(key) in KEYS and referee.pending is not None:
-                    tell(camera.answer(Observation.answer(KEYS.index(chr(key)) + 1), item.index, item.time))
-                elif chr(key) in KEYS and (checks or camera.inference.question):
-                    answer_check(KEYS.index(chr(key)) + 1, item)
+                if chr(key) in KEYS:
+                    keys.press(KEYS.index(chr(key)) + 1, item)
                 elif key == ord("e"):
                     tell(camera.answer(Observation.of("end_turn"), item.index, item.time))
-        if screen is not None and isinstance(item, Frame) and not stopped:
+        if screen is not None and item is not None and not paused and not stopped:
             print(f"the video has ended; the screen stays at {screen.url} (Ctrl-C to stop)", flush=True)
             try:
                 while True:  # its buttons still answer
                     from_screen(item)
-                    while keyed and (checks or camera.inference.question) and referee.pending is None:
-                        answer_check(keyed.pop(0), item)
-                    screen.show(camera, checks, status, item.time, item.index, None)
+                    keys.answer_keyed(item)
+                    screen.show(camera, keys.checks, status, item.time, item.index, None)
                     time.sleep(0.1)
             except KeyboardInterrupt:
                 pass

@@ -79,65 +79,6 @@ def read_answers(path: Path | None) -> list:
     return [obs for _, obs in read_jsonl(str(path)) if obs.type == "answer"]
 
 
-def rendered_players(folder: Path, layout):
-    """The players of a game rendered by ``cardref render-game`` (``--players``)."""
-    from vision.replay_eval import TablePlayers
-
-    missing = [f for f in ("observations.jsonl", "labels.jsonl") if not (folder / f).is_file()]
-    if missing:
-        raise CardrefError(
-            f"--players {folder}: expected a game rendered by cardref render-game (no {missing[0]})"
-        )
-    try:
-        return TablePlayers(folder, layout)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise CardrefError(
-            f"--players {folder}: not a game rendered by cardref render-game ({e!r})"
-        ) from None
-
-
-def players_act(camera, players, events: list, index: int, t: float) -> list:
-    """What the players do after a frame's ``events``: answer the referee's questions, then
-    the name checks (a rename for each card the camera named wrong), and type what the camera
-    cannot see; the same for what that brings. A check waits while a question is open."""
-    from referee.cards import Card
-    from referee.observations import Observation
-    from vision.name_check import NameCheck
-
-    def note(new: list) -> list:
-        players.checks += [(c, e) for e in new if (c := NameCheck.of(e.kind, e.data)) is not None]
-        return new
-
-    note(events)
-    out: list = []
-    for _ in range(1000):
-        referee = camera.referee
-        question = camera.inference.question
-        if referee.pending is None and question is not None:  # which missed moves happened
-            key = players.pick_explanation(question)
-            if key is None:
-                break
-            out += note(camera.choose(key, index, t))
-            continue
-        if referee.pending is None and players.checks:
-            check, e = players.checks.pop(0)
-            card = players.answer(index, check.card, check.choices, e.data.get("to"))
-            if card == check.card:
-                camera.confirm(card)
-            elif card is not None:
-                rename = Observation("rename", Card.parse(check.card), data={"as": card, "at": check.at})
-                out += note(camera.put_right(rename, index, t))
-            continue
-        obs = players.due(index, len(referee.history), referee.pending is not None)
-        if obs is None and referee.pending is not None:
-            choice = players.match_answer(referee)
-            obs = Observation.answer(choice) if choice is not None else None
-        if obs is None:
-            break
-        out += note(camera.answer(obs, index, t))
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from vision import batch
 
@@ -153,6 +94,7 @@ def replay_one(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration
     from vision.commands.common import game_from_args, open_referee
     from vision.detector.detections_io import model_detector, recorded_detector
+    from vision.frame_loop import frames, referee_frame, rendered_players
     from vision.layout import load_layout
     from vision.pipeline import CameraReferee, Settings
     from vision.progress import progress, say
@@ -182,10 +124,8 @@ def replay_one(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     writer.add(camera.start(), None)
     bar = progress(source.frame_count or None, "replay", "frame", enabled=not args.quiet)
-    for frame in source:
-        events = camera.process(frame.index, frame.time, frame.image)
-        if players is not None:
-            events += players_act(camera, players, events, frame.index, frame.time)
+    for frame in frames(source):
+        events = referee_frame(camera, frame, players)
         while referee.pending is not None and answers:
             events += camera.answer(answers.pop(0), frame.index, frame.time)
         writer.add(events, frame, camera)

@@ -296,16 +296,11 @@ def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
     centres = np.array([c.center for c in cards]) if cards else np.zeros((1, 2))
     lo, hi = centres.min(axis=0), centres.max(axis=0)
     span = float(max(hi - lo)) + CARD_H * 2
-    aim = Aim(
-        (
-            float((lo[0] + hi[0]) / 2 + rng.normal(0, span * 0.08)),
-            float((lo[1] + hi[1]) / 2 + rng.normal(0, span * 0.08)),
-        ),
-        span * float(rng.uniform(0.6, 1.25)),
-        float(rng.uniform(0, 25)),
-        float(rng.uniform(0, 360)),
-        float(rng.uniform(0, 360)),
+    target = (
+        float((lo[0] + hi[0]) / 2 + rng.normal(0, span * 0.08)),
+        float((lo[1] + hi[1]) / 2 + rng.normal(0, span * 0.08)),
     )
+    aim = _aim_from_anywhere(rng, target, span * float(rng.uniform(0.6, 1.25)), max_tilt=25)
     hands = _random_hands(rng, cards, max_hands=2, p=0.3)
     clutter = _clutter(rng, (-region, -region, region, region), 0.35, printed(art))
     return Scene("scatter", cards, aim, hands, clutter)
@@ -323,16 +318,20 @@ def closeup_scene(rng: np.random.Generator, art: Art) -> Scene:
         cards.append(d.sprite(cid, bool(rng.random() < 0.92), c, float(rng.uniform(0, 360))))
     extent = (CARD_H + spread) * float(rng.uniform(1.2, 3.2))
     mid = np.mean([c.center for c in cards], axis=0)
-    aim = Aim(
-        (float(mid[0] + rng.normal(0, CARD_H * 0.3)), float(mid[1] + rng.normal(0, CARD_H * 0.3))),
-        extent,
-        float(rng.uniform(0, 30)),
-        float(rng.uniform(0, 360)),
-        float(rng.uniform(0, 360)),
-    )
+    target = (float(mid[0] + rng.normal(0, CARD_H * 0.3)), float(mid[1] + rng.normal(0, CARD_H * 0.3)))
+    aim = _aim_from_anywhere(rng, target, extent, max_tilt=30)
     hands = _random_hands(rng, cards, max_hands=1, p=0.12)
     clutter = _clutter(rng, (-extent, -extent, extent, extent), 0.6, printed(art))
     return Scene("closeup", cards, aim, hands, clutter)
+
+
+def _aim_from_anywhere(
+    rng: np.random.Generator, target: tuple[float, float], extent: float, max_tilt: float
+) -> Aim:
+    """A camera aimed at ``target``, tilted up to ``max_tilt`` degrees from any side, turned
+    any way (loose cards have no side the players sit at)."""
+    tilt = float(rng.uniform(0, max_tilt))
+    return Aim(target, extent, tilt, float(rng.uniform(0, 360)), float(rng.uniform(0, 360)))
 
 
 def _random_hands(rng: np.random.Generator, cards: list[CardSprite], max_hands: int, p: float) -> list[Hand]:

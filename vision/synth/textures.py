@@ -70,14 +70,8 @@ def wood(rng: np.random.Generator, size: int) -> Surface:
     seams = (np.arange(h) % plank_px) < max(1, int(ppc * 0.12))
     g[seams, :] *= 0.6
     stains = [
-        (140, 90, 50),
-        (170, 120, 70),
-        (110, 70, 40),
-        (200, 160, 110),
-        (90, 55, 35),
-        (150, 130, 110),
-        (190, 150, 100),
-        (70, 45, 30),
+        (140, 90, 50), (170, 120, 70), (110, 70, 40), (200, 160, 110),
+        (90, 55, 35), (150, 130, 110), (190, 150, 100), (70, 45, 30),
     ]
     col = _colour(rng, stains[rng.integers(len(stains))], 15) / 255.0 * 1.25
     img = _tint(np.clip(g, 0, 1.3) * 255 / 1.25, col)
@@ -136,13 +130,8 @@ def desk(rng: np.random.Generator, size: int) -> Surface:
     h = w = size
     ppc = float(rng.uniform(2, 6))
     colours = [
-        (235, 235, 230),
-        (200, 200, 195),
-        (60, 60, 62),
-        (30, 30, 32),
-        (180, 150, 110),
-        (120, 130, 140),
-        (225, 215, 190),
+        (235, 235, 230), (200, 200, 195), (60, 60, 62), (30, 30, 32),
+        (180, 150, 110), (120, 130, 140), (225, 215, 190),
     ]
     col = _colour(rng, colours[rng.integers(len(colours))], 15) / 255.0
     g = 0.93 + 0.06 * fractal(rng, h, w, 3, 3) + 0.03 * (rng.random((h, w), dtype=np.float32) - 0.5)

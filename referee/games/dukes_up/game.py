@@ -16,7 +16,6 @@ from typing import Any
 import referee.games.dukes_up.moves as mv
 from referee.announcements import Announcement, announce, legal
 from referee.cards import Card
-from referee.config import GameConfig
 from referee.core import Game, Move, Outcome, to_jsonable
 from referee.errors import IllegalMove, InvariantError, ObservationError
 from referee.games.dukes_up.melds import is_meld, show, sort_cards
@@ -49,20 +48,9 @@ class DukesUp(Game):
     players = PLAYERS
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "dukes_up", "table", "appeared")
-
-    def __init__(self, config: GameConfig):
-        super().__init__(config)
-        self.rules = Rules(self.v)
-
-    # ---- state -------------------------------------------------------------------------
-    def new_state(self) -> DukesState:
-        return DukesState()
-
-    def copy_state(self, state: DukesState) -> DukesState:
-        return state.copy()
-
-    def is_terminal(self, state: DukesState) -> bool:
-        return state.phase == "over"
+    rules_class = Rules
+    rules: Rules
+    state_class = DukesState
 
     def _apply(self, state: DukesState, move: Move) -> list[Announcement]:
         notes: list[Announcement] = []

@@ -6,45 +6,31 @@ the rules decide what it means now (a set-up draw or a turn's draw, a switch or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from referee.cards import Card
-from referee.core import Move
+from referee.core import CardMove, Move, PlayerCardMove, PlayerMove
 from referee.games.dukes_up.melds import MeldCards
 
 
-@dataclass(frozen=True)
-class Draw(Move):
+class Draw(PlayerMove):
     """``BACK draw_pile_p -> hand_p``: one card drawn unseen (set-up or draw step)."""
 
-    player: str
 
-
-@dataclass(frozen=True)
-class DrawDiscard(Move):
+class DrawDiscard(PlayerCardMove):
     """``X discard_pile_p -> hand_p``: the top of the own discard pile drawn (extra rule)."""
 
-    player: str
-    card: Card
 
-
-@dataclass(frozen=True)
-class PlaceDown(Move):
+class PlaceDown(PlayerMove):
     """Set-up: ``BACK hand_p -> castle_p`` or ``-> dukes_p`` (``zone`` castle | dukes)."""
 
-    player: str
     zone: str
 
 
-@dataclass(frozen=True)
-class PickUp(Move):
+class PickUp(PlayerMove):
     """Set-up fix: a face-down castle or duke back to the hand (``zone`` castle | dukes)."""
 
-    player: str
     zone: str
 
 
-@dataclass(frozen=True)
 class RevealDukes(Move):
     """``dukes_up``: both players turn their dukes face-up together."""
 
@@ -52,40 +38,27 @@ class RevealDukes(Move):
     red: tuple[Card, ...]
 
 
-@dataclass(frozen=True)
-class ChooseFirst(Move):
+class ChooseFirst(PlayerMove):
     """Answer to "who plays first?" (A1)."""
 
-    player: str
 
-
-@dataclass(frozen=True)
-class FlipCastle(Move):
+class FlipCastle(PlayerCardMove):
     """``X castle_p -> castle_p``: the castle turned face-up (forced, T2)."""
 
-    player: str
-    card: Card
 
-
-@dataclass(frozen=True)
-class Meld(Move):
+class Meld(PlayerCardMove):
     """``X hand_p -> meld_k``: a hand card laid into a new or an existing meld; ``X hand_p ->
     table`` (``meld`` "table"): laid on the table, its meld unnamed (the pool)."""
 
-    player: str
-    card: Card
     meld: str
 
 
-@dataclass(frozen=True)
-class Shift(Move):
+class Shift(CardMove):
     """``X meld_i -> meld_k``: rearranging, one table card to another (or a new) meld."""
 
-    card: Card
     meld: str
 
 
-@dataclass(frozen=True)
 class TakeDuke(Move):
     """``X dukes_q -> meld_k``: an opponent duke becomes part of a meld."""
 
@@ -94,7 +67,6 @@ class TakeDuke(Move):
     meld: str
 
 
-@dataclass(frozen=True)
 class TakeCastle(Move):
     """``X castle_q -> meld_k``: a castle into a meld: the opponent's (a take) or, on a final
     turn with ``own_castle_last_stand``, the player's own. ``card`` BACK: a face-down one."""
@@ -104,57 +76,37 @@ class TakeCastle(Move):
     meld: str
 
 
-@dataclass(frozen=True)
-class ReturnCastle(Move):
+class ReturnCastle(PlayerCardMove):
     """``X meld_k -> castle_p``: the own castle back face-up after a failed last stand."""
 
-    player: str
-    card: Card
 
-
-@dataclass(frozen=True)
-class SwitchOut(Move):
+class SwitchOut(PlayerCardMove):
     """``X dukes_p -> hand_p``: an own duke into the hand (one half of SwitchDuke)."""
 
-    player: str
-    card: Card
 
-
-@dataclass(frozen=True)
-class SwitchIn(Move):
+class SwitchIn(PlayerCardMove):
     """``X hand_p -> dukes_p`` while dukes remain: the other half of SwitchDuke."""
 
-    player: str
-    card: Card
 
-
-@dataclass(frozen=True)
-class CreateDuke(Move):
+class CreateDuke(PlayerCardMove):
     """``X hand_p -> dukes_p`` with no dukes left: a new duke (A7)."""
 
-    player: str
-    card: Card
 
-
-@dataclass(frozen=True)
 class Regroup(Move):
     """``table``: the camera's whole table after rearranging, read as these melds."""
 
     melds: tuple[MeldCards, ...]
 
 
-@dataclass(frozen=True)
-class Discard(Move):
+class Discard(PlayerMove):
     """``X source -> discard_pile_p`` with ``source`` hand | draw_pile | table. ``melds``: the
     reading of the whole table adopted first, when cards were laid on it ungrouped (a pool)."""
 
-    player: str
     source: str
     card: Card
     melds: tuple[MeldCards, ...] | None = None
 
 
-@dataclass(frozen=True)
 class EndTurn(Move):
     """``end_turn``: done (validates; ends a castle-take turn, declines a second discard).
     ``melds`` as for :class:`Discard`."""

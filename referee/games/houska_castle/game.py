@@ -12,7 +12,6 @@ from typing import Any
 
 from referee.announcements import Announcement, announce, legal
 from referee.cards import Card, full_deck
-from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
 from referee.errors import IllegalMove, InvariantError
 from referee.games.houska_castle.moves import (
@@ -50,20 +49,9 @@ class HouskaCastle(Game):
     players = (HERO,)
     zones = ZONES
     observation_types = ("move", "answer", "end_turn", "setup", "no_marker", "appeared")
-
-    def __init__(self, config: GameConfig):
-        super().__init__(config)
-        self.rules = Rules(self.v)
-
-    # ---- state -------------------------------------------------------------------------
-    def new_state(self) -> HouskaState:
-        return HouskaState()
-
-    def copy_state(self, state: HouskaState) -> HouskaState:
-        return state.copy()
-
-    def is_terminal(self, state: HouskaState) -> bool:
-        return state.phase == "over"
+    rules_class = Rules
+    rules: Rules
+    state_class = HouskaState
 
     def _legal_moves(self, state: HouskaState) -> list[Move]:
         return self.rules.legal(state)

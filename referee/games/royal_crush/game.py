@@ -39,9 +39,11 @@ class RoyalCrush(Game):
         "move", "answer", "end_turn", "deal", "dice", "declare", "join", "leave", "invite",
         "exclude", "lock_sides", "countdown", "reveal", "ladder",
     )
+    rules_class = Rules
+    rules: Rules
+
     def __init__(self, config: GameConfig):
         super().__init__(config)
-        self.rules = Rules(self.v)
         self.players = self.rules.players
         self.zones = self.rules.zones
         self.dice_count = self.rules.dice_count
@@ -60,9 +62,6 @@ class RoyalCrush(Game):
 
     def copy_state(self, state: CrushState) -> CrushState:
         return state.clone()
-
-    def is_terminal(self, state: CrushState) -> bool:
-        return state.phase == OVER
 
     def outcome(self, state: CrushState) -> Outcome | None:
         if state.phase != OVER:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import referee.games.royal_crush.moves as mv
-from referee.cards import Card, full_deck
-from referee.core import Move, Simulator
+from referee.cards import Card
+from referee.core import DealingSimulator, Move
 from referee.games.royal_crush.state import OVER, ROLLOFF, SIDES, CrushState, is_attack
 from referee.observations import Observation
 
@@ -27,17 +27,13 @@ BACK = Card("BACK")
 VAGUE = 0.15  # share of observations that leave the referee something to ask
 
 
-class CrushSimulator(Simulator):
+class CrushSimulator(DealingSimulator):
     """A table of random but legal players, with the truth the camera cannot see."""
 
     game: RoyalCrush
 
     def __init__(self, game: RoyalCrush, seed: int):
-        super().__init__(game, seed)
-        deck = full_deck(2)
-        self.rng.shuffle(deck)
-        self.pile: list[Card] = deck  # top first
-        self.hands: dict[str, list[Card]] = {p: [] for p in game.players}
+        super().__init__(game, seed, jokers=2)
         self.placed: dict[str, list[Card]] = {}  # face-down cards per slot, placement order
         self.plan: dict[str, list[Card]] = {}  # cards each principal still means to place
         self.conquest_no = -1

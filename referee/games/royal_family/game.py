@@ -8,7 +8,7 @@ from typing import Any
 from referee.announcements import Announcement, announce
 from referee.cards import Card, full_deck
 from referee.config import GameConfig
-from referee.core import Game, Move, Outcome, state_json
+from referee.core import Game, Move, Movement, Outcome, state_json
 from referee.games.royal_family.moves import CleanUp
 from referee.games.royal_family.observe import Interpreter
 from referee.games.royal_family.rules import Rules, Sequence, choice_label
@@ -31,10 +31,11 @@ class RoyalFamily(Game):
     # A clean-up is an instruction the referee gave (state.expected); a sequence is two moves
     # one observation implies, each checked by the rules as it is applied.
     unlisted = frozenset({CleanUp, Sequence})
+    rules_class = Rules
+    rules: Rules
 
     def __init__(self, config: GameConfig):
         super().__init__(config)
-        self.rules = Rules(self.v)
         self.reader = Interpreter(self.rules)
 
     # ---- set-up and queries ------------------------------------------------------------
@@ -52,20 +53,17 @@ class RoyalFamily(Game):
             fort_tracked={s: 0 for s in CASTLE_SUITS},
         )
 
-    def copy_state(self, state: RFState) -> RFState:
-        return state.copy()
-
     def outcome_key(self, state: RFState) -> str:
         plain = state.copy()
         plain.expected = []  # clean-up instructions differ in wording, not in outcome
         return state_json(plain)
 
+    def asked_movements(self, state: RFState) -> list[Movement]:
+        return [Movement(*e) for e in state.expected]
+
     def start_announcements(self, state: RFState) -> list[Announcement]:
         return [announce("Royal Family: AS and AH are in play. Round 1: flop three cards.",
                          round=1, age=state.age, phase="flop")]
-
-    def is_terminal(self, state: RFState) -> bool:
-        return state.phase == "over"
 
     def outcome(self, state: RFState) -> Outcome | None:
         if state.phase != "over":

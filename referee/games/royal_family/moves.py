@@ -3,135 +3,115 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from referee.cards import Card
-from referee.core import Move
+from referee.core import CardMove, Move, PlayerCardMove, PlayerMove
 
 
-@dataclass(frozen=True)
-class FlopCard(Move):
-    card: Card
+class FlopCard(CardMove):
+    """A card of the draw pile turned onto a flop pile (``pile``) as a round starts."""
+
     pile: str
 
 
-@dataclass(frozen=True)
-class TakeFromDraw(Move):
-    player: str
-    card: Card
+class TakeFromDraw(PlayerCardMove):
+    """A blind draw: the draw pile's top, shown in staging first."""
 
 
-@dataclass(frozen=True)
-class Fortify(Move):
-    player: str
-    card: Card
+class Taken(PlayerCardMove):
+    """A card taken from ``source`` (staging or a flop pile) and used: the base of the moves
+    that play a card."""
+
     source: str
 
 
-@dataclass(frozen=True)
-class AttackFortification(Move):
-    player: str
-    card: Card
-    source: str
+class Fortify(Taken):
+    """A troop put on the fort of its own suit."""
+
+
+class Attack(Taken):
+    """Troops sent against ``target``: the base of the two attacks."""
+
     target: str
 
 
-@dataclass(frozen=True)
-class AttackCastle(Move):
-    player: str
-    card: Card
-    source: str
-    target: str
+class AttackFortification(Attack):
+    """A troop laid across an enemy fort."""
 
 
-@dataclass(frozen=True)
-class PlaceResident(Move):
-    player: str
-    card: Card
-    source: str
+class AttackCastle(Attack):
+    """An attack on an enemy castle with no fort."""
+
+
+class PlaceResident(Taken):
+    """A king, queen or jack moved in among a castle's residents."""
+
     castle: str
 
 
-@dataclass(frozen=True)
-class Kidnap(Move):
-    player: str
-    card: Card
-    source: str
+class Kidnap(Taken):
+    """An enemy family member taken from a flop into a free dungeon of one's own."""
+
     dungeon: str
 
 
-@dataclass(frozen=True)
-class ClaimAce(Move):
-    player: str
-    card: Card
-    source: str
+class ClaimAce(Taken):
+    """The ally ace taken to the castle row: a held castle."""
 
 
-@dataclass(frozen=True)
-class TakeAssassin(Move):
+class TakeAssassin(Taken):
     """A 2 taken from a flop pile to assassinate; the victim follows (``Assassinate``)."""
 
-    player: str
-    card: Card
-    source: str
 
+class Assassinate(PlayerMove):
+    """The opponent's resident a two taken from a flop kills (after ``TakeAssassin``)."""
 
-@dataclass(frozen=True)
-class Assassinate(Move):
-    player: str
     victim: Card
 
 
-@dataclass(frozen=True)
-class Discard(Move):
-    player: str
-    card: Card
-    source: str
+class Discard(Taken):
+    """A card thrown away: face-up on a flop pile or face-down on the discard pile (``to``)."""
+
     to: str
 
 
-@dataclass(frozen=True)
-class SurpriseRemove(Move):
-    player: str
-    member: Card
+class SurpriseDamage(PlayerMove):
+    """Surprised with no resident: one point of damage on the player's own ``castle``."""
 
-
-@dataclass(frozen=True)
-class SurpriseDamage(Move):
-    player: str
     castle: str
 
 
-@dataclass(frozen=True)
-class Rescue(Move):
-    player: str
+class MemberMove(PlayerMove):
+    """A move of one family member (a resident or a prisoner)."""
+
     member: Card
 
 
-@dataclass(frozen=True)
-class Capture(Move):
-    player: str
-    member: Card
+class SurpriseRemove(MemberMove):
+    """Surprised (a two drawn blind): one of the player's own residents discarded."""
+
+
+class Rescue(MemberMove):
+    """A bonus: one of the attacker's family brought home from the target's dungeon."""
+
+
+class Capture(MemberMove):
+    """A bonus after damage: one of the target's residents moved into ``dungeon``."""
+
     dungeon: str
 
 
-@dataclass(frozen=True)
-class Execute(Move):
-    player: str
-    member: Card
+class Execute(MemberMove):
+    """A bonus after damage: one of the target's residents discarded."""
 
 
-@dataclass(frozen=True)
-class NoBonus(Move):
-    player: str
+class NoBonus(PlayerMove):
+    """The attacker takes no bonus."""
 
 
-@dataclass(frozen=True)
-class Pass(Move):
-    player: str
+class Pass(PlayerMove):
+    """Nothing takeable: the turn passes (A5)."""
 
 
-@dataclass(frozen=True)
 class CleanUp(Move):
     """The camera saw a clean-up movement the referee had announced: nothing changes."""
 

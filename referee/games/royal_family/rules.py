@@ -4,7 +4,6 @@ move does to it. The phase of the state says what may happen; one handler a move
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import referee.games.royal_family.moves as mv
@@ -31,7 +30,6 @@ from referee.games.royal_family.variants import Variants
 DECK = Counter(full_deck())
 
 
-@dataclass(frozen=True)
 class Sequence(Move):
     """Two moves one observation implies (an attack's bonus ends, then the next turn starts)."""
 

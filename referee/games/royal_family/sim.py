@@ -7,6 +7,8 @@ physically lies, so it also performs the clean-up movements the referee announce
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 import referee.games.royal_family.moves as mv
 from referee.cards import Card
@@ -19,6 +21,16 @@ WEIGHTS: dict[type, float] = {
     mv.AttackCastle: 6.0, mv.AttackFortification: 4.0, mv.PlaceResident: 4.0, mv.Capture: 2.0,
     mv.Execute: 2.0, mv.Rescue: 3.0, mv.Kidnap: 1.5, mv.ClaimAce: 3.0, mv.TakeAssassin: 1.5,
     mv.Fortify: 1.0, mv.Discard: 0.3, mv.NoBonus: 1.0, mv.TakeFromDraw: 2.5,
+}
+
+# Where a card taken and used lands on the table, by the move that uses it.
+LANDS: dict[type[mv.Taken], Callable[[Any], str]] = {
+    mv.Fortify: lambda m: f"fort_{suit_name(m.card)}",
+    mv.AttackFortification: lambda m: f"fort_hits_{m.target}",
+    mv.AttackCastle: lambda m: f"castle_damage_{m.target}",
+    mv.PlaceResident: lambda m: f"residents_{m.castle}",
+    mv.Kidnap: lambda m: f"dungeon_{m.dungeon}",
+    mv.ClaimAce: lambda m: f"castle_{suit_name(m.card)}",
 }
 
 
@@ -77,18 +89,8 @@ class RoyalFamilySimulator(Simulator):
             return [self._obs(self._draw(st), "draw_pile", m.pile)]
         if isinstance(m, mv.TakeFromDraw):
             return [self._obs(self._draw(st), "draw_pile", "staging")]
-        if isinstance(m, mv.Fortify):
-            return [self._obs(m.card, m.source, f"fort_{suit_name(m.card)}")]
-        if isinstance(m, mv.AttackFortification):
-            return [self._obs(m.card, m.source, f"fort_hits_{m.target}")]
-        if isinstance(m, mv.AttackCastle):
-            return [self._obs(m.card, m.source, f"castle_damage_{m.target}")]
-        if isinstance(m, mv.PlaceResident):
-            return [self._obs(m.card, m.source, f"residents_{m.castle}")]
-        if isinstance(m, mv.Kidnap):
-            return [self._obs(m.card, m.source, f"dungeon_{m.dungeon}")]
-        if isinstance(m, mv.ClaimAce):
-            return [self._obs(m.card, m.source, f"castle_{suit_name(m.card)}")]
+        if type(m) in LANDS:
+            return [self._obs(m.card, m.source, LANDS[type(m)](m))]
         if isinstance(m, mv.TakeAssassin):
             return self._answering(st, self._obs(m.card, m.source, "discard_pile"), m)
         if isinstance(m, mv.Discard):

@@ -13,7 +13,6 @@ from typing import Any
 
 from referee.announcements import Announcement, announce, legal
 from referee.cards import Card
-from referee.config import GameConfig
 from referee.core import Game, Move, Outcome
 from referee.games.royal_shuffle.invariants import check_state
 from referee.games.royal_shuffle.moves import CountHand, Flip, Layout, Play, ShowHand
@@ -39,20 +38,9 @@ class RoyalShuffle(Game):
     # cards; a count of a hand (a check that changes nothing) is listed once the deal is over,
     # not during it.
     unlisted = frozenset({ShowHand, Layout, CountHand})
-
-    def __init__(self, config: GameConfig):
-        super().__init__(config)
-        self.rules = Rules(self.v)
-
-    # ---- state -------------------------------------------------------------------------
-    def new_state(self) -> ShuffleState:
-        return ShuffleState()
-
-    def copy_state(self, state: ShuffleState) -> ShuffleState:
-        return state.copy()
-
-    def is_terminal(self, state: ShuffleState) -> bool:
-        return state.phase == OVER
+    rules_class = Rules
+    rules: Rules
+    state_class = ShuffleState
 
     def _legal_moves(self, state: ShuffleState) -> list[Move]:
         return self.rules.legal(state)

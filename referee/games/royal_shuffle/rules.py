@@ -179,11 +179,7 @@ class Rules:
     # the three steps
     @handles(mv.Flip)
     def _do_Flip(self, s: ShuffleState, m: mv.Flip) -> list[Announcement]:
-        self._check_step(s, m.player, FLIP)
-        if FLIP in s.done:
-            raise IllegalMove("Only one flip per turn")
-        if s.draw_pile == 0:
-            raise IllegalMove("The draw pile is empty: there is nothing to flip")
+        self._check_pile_step(s, m.player, FLIP)
         if m.card not in self.pile_cards(s):
             raise IllegalMove(self._not_unseen(s, m.card))
         self._check_place(m.card, m.to)
@@ -195,11 +191,7 @@ class Rules:
 
     @handles(mv.Draw)
     def _do_Draw(self, s: ShuffleState, m: mv.Draw) -> list[Announcement]:
-        self._check_step(s, m.player, DRAW)
-        if DRAW in s.done:
-            raise IllegalMove("Only one draw per turn")
-        if s.draw_pile == 0:
-            raise IllegalMove("The draw pile is empty: there is nothing to draw")
+        self._check_pile_step(s, m.player, DRAW)
         s.draw_pile -= 1
         s.hand_count[m.player] += 1
         s.done.append(DRAW)
@@ -225,6 +217,15 @@ class Rules:
         notes = [state_change(f"{m.player} plays {m.card} onto {m.to}", event="Play",
                               player=m.player, card=str(m.card), to=m.to)]
         return notes + self._place(s, m.card, m.to, "hand")
+
+    def _check_pile_step(self, s: ShuffleState, player: str, step: str) -> None:
+        """A step that takes the draw pile's top (a flip or a draw): the player's, once per
+        turn, with a card left to take."""
+        self._check_step(s, player, step)
+        if step in s.done:
+            raise IllegalMove(f"Only one {step} per turn")
+        if s.draw_pile == 0:
+            raise IllegalMove(f"The draw pile is empty: there is nothing to {step}")
 
     def _check_step(self, s: ShuffleState, player: str, step: str) -> None:
         if s.phase != TURN:

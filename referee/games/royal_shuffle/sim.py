@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from referee.cards import Card, full_deck
-from referee.core import Move, Simulator
+from referee.cards import Card
+from referee.core import DealingSimulator, Move
 from referee.games.royal_shuffle.moves import Flip, Play
 from referee.games.royal_shuffle.rules import places_for
 from referee.games.royal_shuffle.scoring import best_settlement
@@ -39,17 +39,13 @@ VAGUE = 0.1  # share of placements the camera reports without origin or village 
 EXTRA = 0.03  # share of steps preceded by a check the camera cannot make itself
 
 
-class ShuffleSimulator(Simulator):
+class ShuffleSimulator(DealingSimulator):
     """Two random but legal players, with the truth the camera cannot see."""
 
     game: RoyalShuffle
 
     def __init__(self, game: RoyalShuffle, seed: int):
-        super().__init__(game, seed)
-        deck = full_deck(2)
-        self.rng.shuffle(deck)
-        self.pile: list[Card] = deck  # top first
-        self.hands: dict[str, list[Card]] = {p: [] for p in PLAYERS}
+        super().__init__(game, seed, jokers=2)
         self.first = self.rng.choice(PLAYERS)
 
     def next_observations(self, state: ShuffleState) -> list[Observation]:

@@ -1,5 +1,5 @@
 """The variants of Royal Shuffle (``configs/games/royal_shuffle.yaml``, which says why each exists),
-typed: a rule reads ``self.v.castle_model``, and a key the YAML and this class do not share
+typed: a rule reads ``self.v.joker_mode``, and a key the YAML and this class do not share
 is a ConfigError when the game is loaded (``referee.config.typed_variants``)."""
 
 from __future__ import annotations
