@@ -5,14 +5,19 @@ and a resume that says whose turn it is. Piped input (no terminal) reads plain l
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pexpect
+from pexpect import fdpexpect
 
 from referee.games import load_game
 from referee.simulate import playout
@@ -22,17 +27,25 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
 UP = "\x1b[A"
 
 
-def spawn(*args: str) -> pexpect.spawn:
+def terminal(*args: str) -> fdpexpect.fdspawn:
+    """``cardref ARGS`` on a pseudo-terminal of 60x160, read and typed at by pexpect. The
+    process is started by ``subprocess`` (fork and exec with no Python between them): a test
+    process that holds native threads (OpenVINO, a Dask cluster, a browser driver, as under
+    pytest-xdist) made ``pexpect.spawn``'s forked child crash before its exec."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 160, 0, 0))
     env = {**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "vision.commands.main", "play", *args],
-        cwd=ROOT,
-        env=env,
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(60, 160),
-    )
+    # setsid --ctty: the program in a session of its own, the terminal its controlling one
+    command = ["setsid", "--ctty", sys.executable, "-m", "vision.commands.main", *args]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdin=slave, stdout=slave, stderr=slave)
+    os.close(slave)
+    child = fdpexpect.fdspawn(master, encoding="utf-8", timeout=20)
+    child.proc = proc  # waited for by the caller once the terminal shows its end
+    return child
+
+
+def spawn(*args: str) -> fdpexpect.fdspawn:
+    child = terminal("play", *args)
     child.expect_exact("Type 'help'")
     return child
 
@@ -81,7 +94,9 @@ def test_play_at_a_terminal(tmp_path):
     shown = say(child, "KS draw_pile -> staging", r"\[REJECT\][^\n]*")  # flop_3 comes first
     child.send(UP)  # the line comes back from the history
     child.expect_exact("KS draw_pile -> staging")
-    child.send("\x15")  # Ctrl-U: clear it
+    # Enter sends it again, refused again. (Ctrl-U to clear it raced prompt_toolkit's redraw,
+    # which leaves the letters of the old line that the new one shares on the screen.)
+    say(child, "", r"\[REJECT\][^\n]*")
 
     child.send("9c draw_p\t")  # Tab completes the zone
     child.expect_exact("draw_pile")
@@ -91,15 +106,8 @@ def test_play_at_a_terminal(tmp_path):
 
     assert logged(log) == ["7S draw_pile -> flop_1", "4H draw_pile -> flop_2", "9C draw_pile -> flop_3"]
 
-    child = pexpect.spawn(
-        sys.executable,
-        ["-m", "vision.commands.main", "play", "royal_family", "--log", str(log)],
-        cwd=ROOT,
-        env={**os.environ, "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"},
-        encoding="utf-8",
-        timeout=20,
-        dimensions=(60, 160),
-    )
+    assert child.proc.wait(timeout=20) == 0
+    child = terminal("play", "royal_family", "--log", str(log))
     child.expect(r"Resumed [^\n]*: 3 observations replayed\.")
     child.expect(r"Now: [^\n]*")
     now = ANSI.sub("", child.after)
@@ -109,6 +117,7 @@ def test_play_at_a_terminal(tmp_path):
     child.expect_exact("9C draw_pile -> flop_3")
     child.send("\x15quit\r")
     child.expect(pexpect.EOF)
+    assert child.proc.wait(timeout=20) == 0
 
 
 def cardref(*args: str, stdin: str) -> subprocess.CompletedProcess:
