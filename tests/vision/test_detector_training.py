@@ -300,7 +300,7 @@ def test_missing_start_weights_are_refused_before_any_work(name, tiny_dataset, t
     ("0,1", "cuda:0"), ("2, 3", "cuda:2"),  # the finder's DDP list: the small stages take its first GPU
 ])
 def test_a_device_list_puts_the_classifier_stages_on_its_first_gpu(given, torch_name):
-    from vision.detector.classifier_train import torch_device
+    from vision.detector.recipe import torch_device
 
     assert torch_device(given) == torch_name
 

@@ -22,7 +22,7 @@ from vision.detector.crops import CROP_H, CROP_W, card_crop, jitter_box
 from vision.detector.evaluate import MOSTLY_HIDDEN, read_yolo_dataset
 from vision.detector.geometry import CornerRefiner, Rects, rectified_crops, rects_from_quads
 from vision.detector.not_a_card import cards_only_state, load_net
-from vision.detector.recipe import NetworkRecipe, one_epoch, optimiser, resume_progress, save_progress
+from vision.detector.recipe import NetworkRecipe, export_batched, one_epoch, save_progress, start_loop
 
 
 @dataclass
@@ -294,14 +294,6 @@ def full_bleed(x, labels: np.ndarray, generator, share: float):
     return x
 
 
-def torch_device(spec: str) -> str:
-    """``0`` -> ``cuda:0`` (the finder's Ultralytics spelling); ``cpu``, ``cuda:1`` as given.
-    A list (``0,1``: the finder trains on every GPU of it with Ultralytics' DDP) trains the
-    classifier and the corner refiner, small networks, on its first GPU."""
-    first = spec.split(",")[0].strip()
-    return f"cuda:{first}" if first.isdigit() else first
-
-
 def _blob(crops: np.ndarray):
     import torch
 
@@ -342,17 +334,12 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
     net = build_net(cfg.width, standardize=cfg.standardize)
     if start_from is not None:  # the card rows: a not-a-card row is re-fitted after (not_a_card.py)
         net.load_state_dict(shifted_state(cards_only_state(start_from), net))
-    # Crops are cut and augmented on the CPU (one seeded generator); the network runs on the device.
-    device = torch_device(cfg.device)
-    net.to(device)
-    epochs = epochs or cfg.epochs
-    opt, sched = optimiser(net, cfg, len(x_train), epochs)
     loss_fn = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    best, best_path, history, done = -1.0, out / "classifier.pt", [], 0
-    if resume:
-        done, best, history = resume_progress(out, net, opt, sched, gen)
-        log(f"classifier: resuming after epoch {done}/{epochs}")
+    # Crops are cut and augmented on the CPU (one seeded generator); the network runs on the device.
+    loop = start_loop(net, cfg, out, len(x_train), epochs, resume, log, "classifier")
+    opt, sched, gen, device, epochs = loop.opt, loop.sched, loop.gen, loop.device, loop.epochs
+    best, history = loop.best, loop.history
+    best_path = out / "classifier.pt"
     def loss_of(idx):
         x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
         x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
@@ -360,7 +347,7 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen, cfg.grey, cfg.invert)
         return loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
 
-    for epoch in range(done + 1, epochs + 1):
+    for epoch in range(loop.done + 1, epochs + 1):
         mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
         acc = accuracy(net, x_val, y_val, device=device) if len(x_val) else float("nan")
         history.append({"epoch": epoch, "loss": round(mean_loss, 4), "val_accuracy": round(acc, 4),
@@ -411,17 +398,12 @@ def average_weights(start: Path, tuned: Path, keep_start: float, dest: Path) -> 
 def export_classifier(weights: Path, dest: Path) -> Path:
     """Export the .pt to ONNX with a dynamic batch (crops of one frame run together)."""
     import onnx
-    import torch
 
     from vision.detector.not_a_card import load_net
 
     net, ckpt = load_net(weights)
     net.eval()
-    w, h = ckpt.get("crop_size", (CROP_W, CROP_H))
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(dest), input_names=["crops"],
-                      output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-                      opset_version=17, dynamo=False)
+    export_batched(net, dest, tuple(ckpt.get("crop_size", (CROP_W, CROP_H))), "crops", "logits")
     # How the crops are cut travels with the model: inference reads it (two_stage.CardClassifier).
     model = onnx.load(str(dest))
     onnx.helper.set_model_props(model, {"crop": ckpt.get("crop", "box")})

@@ -23,7 +23,7 @@ from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
 from vision.detector.geometry import rect_errors as geometry_errors
 from vision.detector.model_files import load_checkpoint
-from vision.detector.recipe import NetworkRecipe, one_epoch, optimiser, resume_progress, save_progress
+from vision.detector.recipe import NetworkRecipe, export_batched, one_epoch, save_progress, start_loop
 
 
 @dataclass
@@ -120,7 +120,7 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
     Each whole epoch is saved (``out/last.pt``); ``resume`` goes on from the last one."""
     import torch
 
-    from vision.detector.classifier_train import build_net, torch_device
+    from vision.detector.classifier_train import build_net
 
     torch.manual_seed(cfg.seed)
     if cfg.threads:
@@ -136,16 +136,11 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
     net = build_net(cfg.width, 6)
     if start_from is not None:
         net.load_state_dict(load_checkpoint(start_from)["state_dict"])
-    device = torch_device(cfg.device)
-    net.to(device)
-    epochs = epochs or cfg.epochs
-    opt, sched = optimiser(net, cfg, len(x_train), epochs)
+    loop = start_loop(net, cfg, out, len(x_train), epochs, resume, log, "corner refiner", worst=float("inf"))
+    opt, sched, gen, device, epochs = loop.opt, loop.sched, loop.gen, loop.device, loop.epochs
+    best, history = loop.best, loop.history
     weight = torch.tensor([4.0, 4.0, 1.0, 1.0, 1.0, 1.0], device=device)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    best, best_path, history, done = float("inf"), out / "geometry.pt", [], 0
-    if resume:
-        done, best, history = resume_progress(out, net, opt, sched, gen)
-        log(f"corner refiner: resuming after epoch {done}/{epochs}")
+    best_path = out / "geometry.pt"
     def loss_of(idx):
         x, y = turn(_blob(x_train[idx]), torch.from_numpy(y_train[idx]),
                     int(torch.randint(4, (1,), generator=gen)))
@@ -153,7 +148,7 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
         return (torch.nn.functional.smooth_l1_loss(net(x.to(device)), y.to(device), reduction="none",
                                                    beta=0.05) * weight).mean()
 
-    for epoch in range(done + 1, epochs + 1):
+    for epoch in range(loop.done + 1, epochs + 1):
         mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
         errors = rect_errors(predict(net, x_val, device=device), y_val, val_boxes) if len(x_val) else {}
         score = errors.get("corner", mean_loss)
@@ -173,7 +168,6 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
 
 def export_geometry(weights: Path, dest: Path) -> Path:
     """Export the .pt to ONNX with a dynamic batch."""
-    import torch
 
     from vision.detector.classifier_train import build_net
 
@@ -181,8 +175,4 @@ def export_geometry(weights: Path, dest: Path) -> Path:
     net = build_net(ckpt["width"], 6)
     net.load_state_dict(ckpt["state_dict"])
     net.eval()
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, GEO_SIZE, GEO_SIZE), str(dest), input_names=["squares"],
-                      output_names=["rects"], dynamic_axes={"squares": {0: "n"}, "rects": {0: "n"}},
-                      opset_version=17, dynamo=False)
-    return dest
+    return export_batched(net, dest, (GEO_SIZE, GEO_SIZE), "squares", "rects")

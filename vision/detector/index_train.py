@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from referee import files
-from vision.detector.recipe import NetworkRecipe, one_epoch, optimiser, resume_progress, save_progress
+from vision.detector.model_files import load_checkpoint
+from vision.detector.recipe import NetworkRecipe, export_batched, one_epoch, save_progress, start_loop
 from vision.synth.indices import PATCH_H, PATCH_W, RANK_CLASSES, SUIT_CLASSES, make_patches
 
 N_RANK, N_SUIT = len(RANK_CLASSES), len(SUIT_CLASSES)
@@ -69,7 +70,7 @@ def train_index(cfg: IndexConfig, datasets: list[Path] | None, out: Path, start_
     import torch
     import torch.nn as nn
 
-    from vision.detector.classifier_train import build_net, torch_device
+    from vision.detector.classifier_train import build_net
 
     torch.manual_seed(cfg.seed)
     if cfg.threads:
@@ -81,26 +82,19 @@ def train_index(cfg: IndexConfig, datasets: list[Path] | None, out: Path, start_
     log(f"index: {len(x_train)} train patches, {len(x_val)} val patches ({time.time() - t0:.0f} s)")
     net = build_net(cfg.width, classes=N_RANK + N_SUIT, standardize=True)
     if start_from is not None:
-        net.load_state_dict(torch.load(start_from, map_location="cpu")["state_dict"])
-    device = torch_device(cfg.device)
-    net.to(device)
-    epochs = epochs or cfg.epochs
-    opt, sched = optimiser(net, cfg, len(x_train), epochs)
+        net.load_state_dict(load_checkpoint(start_from, "index reader weights")["state_dict"])
     loss_fn = nn.CrossEntropyLoss(label_smoothing=cfg.label_smoothing)
-    gen = torch.Generator().manual_seed(cfg.seed)
-    best, best_path, history, done = -1.0, out / "index.pt", [], 0
-    if resume:
-        done, best, history = resume_progress(out, net, opt, sched, gen)
-        log(f"index: resuming after epoch {done}/{epochs}")
+    loop = start_loop(net, cfg, out, len(x_train), epochs, resume, log, "index")
+    best, history, best_path = loop.best, loop.history, out / "index.pt"
 
     def loss_of(idx):
-        r, s = split_logits(net(_blob(x_train[idx]).to(device)))
-        return (loss_fn(r, torch.from_numpy(r_train[idx]).to(device))
-                + loss_fn(s, torch.from_numpy(s_train[idx]).to(device)))
+        r, s = split_logits(net(_blob(x_train[idx]).to(loop.device)))
+        return (loss_fn(r, torch.from_numpy(r_train[idx]).to(loop.device))
+                + loss_fn(s, torch.from_numpy(s_train[idx]).to(loop.device)))
 
-    for epoch in range(done + 1, epochs + 1):
-        mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
-        acc = accuracies(net, x_val, r_val, s_val, device=device)
+    for epoch in range(loop.done + 1, loop.epochs + 1):
+        mean_loss = one_epoch(net, loop.opt, loop.sched, loop.gen, len(x_train), cfg.batch, loss_of)
+        acc = accuracies(net, x_val, r_val, s_val, device=loop.device)
         history.append({"epoch": epoch, "loss": round(mean_loss, 4),
                         **{f"val_{k}": round(v, 4) for k, v in acc.items()},
                         "seconds": round(time.time() - t0, 1)})
@@ -110,8 +104,8 @@ def train_index(cfg: IndexConfig, datasets: list[Path] | None, out: Path, start_
             with files.replacing(best_path) as tmp:
                 torch.save({"state_dict": weights, "width": cfg.width, "ranks": list(RANK_CLASSES),
                             "suits": list(SUIT_CLASSES), "patch_size": [PATCH_W, PATCH_H]}, tmp)
-        save_progress(out, net, opt, sched, gen, epoch, best, history)
-        log(f"index: epoch {epoch}/{epochs} loss {mean_loss:.4f} val rank {acc['rank']:.4f} "
+        save_progress(out, net, loop.opt, loop.sched, loop.gen, epoch, best, history)
+        log(f"index: epoch {epoch}/{loop.epochs} loss {mean_loss:.4f} val rank {acc['rank']:.4f} "
             f"suit {acc['suit']:.4f} card {acc['card']:.4f}")
     files.write_json(out / "index_history.json", history)
     return best_path
@@ -119,18 +113,10 @@ def train_index(cfg: IndexConfig, datasets: list[Path] | None, out: Path, start_
 
 def export_index(weights: Path, dest: Path) -> Path:
     """Export the .pt to ONNX with a dynamic batch."""
-    import torch
-
     from vision.detector.classifier_train import build_net
-    from vision.detector.model_files import load_checkpoint
 
     ckpt = load_checkpoint(weights, "index reader weights")
     net = build_net(ckpt["width"], classes=N_RANK + N_SUIT, standardize=True)
     net.load_state_dict(ckpt["state_dict"])
     net.eval()
-    w, h = ckpt.get("patch_size", (PATCH_W, PATCH_H))
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(dest), input_names=["patches"],
-                      output_names=["logits"], dynamic_axes={"patches": {0: "n"}, "logits": {0: "n"}},
-                      opset_version=17, dynamo=False)
-    return dest
+    return export_batched(net, dest, tuple(ckpt.get("patch_size", (PATCH_W, PATCH_H))), "patches", "logits")

@@ -128,6 +128,50 @@ def optimiser(net, cfg: NetworkRecipe, examples: int, epochs: int):
     return opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps, pct_start=0.15)
 
 
+def torch_device(spec: str) -> str:
+    """``0`` -> ``cuda:0`` (the finder's Ultralytics spelling); ``cpu``, ``cuda:1`` as given.
+    A list (``0,1``: the finder trains on every GPU of it with Ultralytics' DDP) trains the
+    classifier and the corner refiner, small networks, on its first GPU."""
+    first = spec.split(",")[0].strip()
+    return f"cuda:{first}" if first.isdigit() else first
+
+
+@dataclass
+class Loop:
+    """A training loop's state: optimiser, schedule, the seeded generator of its batches, and
+    where it stands (the last whole epoch, the best score so far, the history)."""
+
+    opt: Any
+    sched: Any
+    gen: Any
+    device: str  # where the network is: the recipe's device
+    epochs: int  # how many the loop runs to
+    done: int
+    best: float
+    history: list
+
+
+def start_loop(net, cfg: NetworkRecipe, out: Path, examples: int, epochs: int | None, resume: bool, log,
+               name: str, worst: float = -1.0) -> Loop:
+    """The loop every small network trains with (:func:`optimiser`, a generator seeded from the
+    recipe) over ``epochs`` (the recipe's when None), from its start or, with ``resume``, after
+    the last whole epoch saved in ``out``; ``worst`` is the best score before any epoch (-1 for
+    an accuracy, infinity for an error). The network is moved to the recipe's device; its
+    inputs are made on the CPU."""
+    import torch
+
+    device = torch_device(cfg.device)
+    net.to(device)
+    epochs = epochs or cfg.epochs
+    opt, sched = optimiser(net, cfg, examples, epochs)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    done, best, history = 0, worst, []
+    if resume:
+        done, best, history = resume_progress(out, net, opt, sched, gen)
+        log(f"{name}: resuming after epoch {done}/{epochs}")
+    return Loop(opt, sched, gen, device, epochs, done, best, history)
+
+
 def one_epoch(net, opt, sched, generator, examples: int, batch: int, loss_of) -> float:
     """One pass over ``examples`` in an order drawn from ``generator``; ``loss_of(indices)``
     gives a batch's loss. Returns the mean loss."""
@@ -145,3 +189,15 @@ def one_epoch(net, opt, sched, generator, examples: int, batch: int, loss_of) ->
         sched.step()
         total += float(loss.detach()) * len(idx)
     return total / max(examples, 1)
+
+
+def export_batched(net, dest: Path, size: tuple[int, int], inputs: str, outputs: str) -> Path:
+    """``net`` (in eval mode) to ONNX at ``dest`` for (n, 3, h, w) inputs of ``size`` (w, h),
+    n free: every card of a frame goes through in one run."""
+    import torch
+
+    w, h = size
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, h, w), str(dest), input_names=[inputs], output_names=[outputs],
+                      dynamic_axes={inputs: {0: "n"}, outputs: {0: "n"}}, opset_version=17, dynamo=False)
+    return dest

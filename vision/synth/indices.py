@@ -61,20 +61,11 @@ def window_quad(card_quad: np.ndarray) -> np.ndarray:
 
 
 def cut_patch(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
-    """The top-left index patch of the card at ``card_quad`` in ``image``, upright, reader-sized.
-    A card much larger than the patch is blurred to its scale first, so fine print cannot alias."""
-    quad = window_quad(card_quad)
-    shrink = np.linalg.norm(quad[1] - quad[0]) / PATCH_W
-    if shrink > 1.5:
-        x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
-        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
-        if x1 > x0 and y1 > y0 and x0 < image.shape[1] and y0 < image.shape[0]:
-            image = cv2.GaussianBlur(image[y0:y1, x0:x1], (0, 0), 0.45 * shrink)
-            quad = quad - [x0, y0]
-    dst = np.array([[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]], np.float32) - 0.5
-    m = cv2.getPerspectiveTransform((quad - 0.5).astype(np.float32), dst)
-    return cv2.warpPerspective(image, m, (PATCH_W, PATCH_H), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    """The top-left index patch of the card at ``card_quad`` in ``image``, upright, reader-sized
+    (cut as a straightened card is: ``vision.detector.geometry.rectified_crop``)."""
+    from vision.detector.geometry import rectified_crop
+
+    return rectified_crop(image, window_quad(card_quad), (PATCH_W, PATCH_H))
 
 
 def both_patches(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
