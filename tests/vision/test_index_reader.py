@@ -155,21 +155,3 @@ def test_cardref_train_fits_an_index_reader_that_the_detector_uses(tmp_path):
     frame, _ = face_on_table(art.face(art.decks[0].faces["KH"][0]), 10, 200)
     found = detector.detect(frame)
     assert len(found) >= 1 and found.class_probs.shape[1] == len(CLASSES)
-
-
-def test_the_index_has_no_say_on_cards_too_small_to_show_it():
-    """A card 18 pixels wide shows its index as a smudge: its names are the whole-card views'
-    alone. At 120 pixels the index reader moves them."""
-    from vision.detector import load_detector
-
-    with_index = load_detector(backend="onnx")
-    without = load_detector(backend="onnx")
-    without.index = None
-    art = Art(load_recipe("holdout"))
-    face = art.face(art.decks[0].faces["QS"][0])
-    for width, same in ((18, True), (120, False)):
-        frame, quad = face_on_table(face, 12, width)
-        box = np.concatenate([quad.min(axis=0), quad.max(axis=0)])[None]
-        a, _, _ = with_index.read_boxes(frame, box)
-        b, _, _ = without.read_boxes(frame, box)
-        assert np.allclose(a, b, atol=1e-6) == same, width

@@ -19,10 +19,8 @@ from vision.detector.geometry import CornerRefiner, rectified_crops
 from vision.detector.index_reader import IndexReader, index_for
 from vision.detector.model_files import open_onnx
 
-# The index reader's say against each whole-card view's (1.0) in the fused names, and the card
-# sizes (short side, pixels) from which it has none to all of it (models/MODEL_CARD.md).
+# The index reader's say against each whole-card view's (1.0) in the fused names.
 INDEX_WEIGHT = 1.0
-INDEX_LEGIBLE = (20.0, 40.0)
 
 
 def geometry_for(classifier: Path) -> Path:
@@ -84,25 +82,15 @@ def name_ids(probs: np.ndarray) -> np.ndarray:
     return np.where(hesitant, likeliest_face(probs), class_id)
 
 
-def fuse(probs: list[np.ndarray], weights: list[float | np.ndarray] | None = None) -> np.ndarray:
+def fuse(probs: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:
     """The views' card probabilities together: their weighted geometric mean, normalised. A
-    name every view finds likely wins over one that only one of them is sure of. A weight is a
-    number, or one per card (n,)."""
+    name every view finds likely wins over one that only one of them is sure of."""
     if len(probs) == 1:
         return probs[0]
-    n = len(probs[0])
-    w = [np.broadcast_to(np.asarray(wi, np.float64), (n,))[:, None] for wi in weights or [1.0] * len(probs)]
-    logp = sum(wi * np.log(np.clip(p, 1e-6, 1.0)) for wi, p in zip(w, probs, strict=True)) / sum(w)
+    w = np.asarray(weights if weights is not None else [1.0] * len(probs), np.float64)
+    logp = sum(wi * np.log(np.clip(p, 1e-6, 1.0)) for wi, p in zip(w / w.sum(), probs, strict=True))
     e = np.exp(logp - logp.max(axis=1, keepdims=True))
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
-
-
-def index_weights(short_px: np.ndarray) -> np.ndarray:
-    """The index reader's say for each card, by the card's short side in pixels: none under
-    ``INDEX_LEGIBLE[0]`` (the index is a few pixels: a smudge), ``INDEX_WEIGHT`` from
-    ``INDEX_LEGIBLE[1]`` up, a ramp between."""
-    lo, hi = INDEX_LEGIBLE
-    return INDEX_WEIGHT * np.clip((np.asarray(short_px, np.float64) - lo) / (hi - lo), 0.0, 1.0)
 
 
 class TwoStageDetector:
@@ -155,7 +143,7 @@ class TwoStageDetector:
         weights = [1.0] * len(probs)
         if self.index is not None and rects is not None:
             probs.append(self.index.read(image_bgr, rects))
-            weights.append(index_weights(rects.short))
+            weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
         return fuse(probs, weights), card.astype(np.float32), corners
