@@ -44,14 +44,13 @@ def fonts_dir() -> Path:
 
 def _usable(path: Path) -> bool:
     name = path.name.lower()
-    return path.suffix.lower() in (".ttf", ".otf", ".t1", ".pfb") and not any(w in name for w in SKIP_WORDS)
+    return path.suffix.lower() in (".ttf", ".otf") and not any(w in name for w in SKIP_WORDS)
 
 
 def font_files(root: Path | None = None) -> list[Path]:
     """Every usable font file under the cache (or, when it is empty, the system's fonts)."""
     for base in ([root] if root else [fonts_dir(), SYSTEM_FONTS]):
         found = sorted(p for p in base.rglob("*") if p.is_file() and _usable(p)) if base.is_dir() else []
-        found = [p for p in found if p.suffix.lower() in (".ttf", ".otf")]
         if found:
             return found
     return []
