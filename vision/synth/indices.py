@@ -413,3 +413,21 @@ def preview(path: Path, n: int = 96, seed: int = 0) -> None:
         label = f"{RANK_CLASSES[ranks[i]]}{SUIT_CLASSES[suits[i]][0]}"
         cv2.putText(sheet, label, (x, y + PATCH_H + 11), cv2.FONT_HERSHEY_PLAIN, 0.8, (0, 0, 0), 1)
     cv2.imwrite(str(path), cv2.cvtColor(sheet, cv2.COLOR_RGB2BGR))
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m vision.synth.indices",
+                                description="A contact sheet of generated index patches, to check by eye.")
+    p.add_argument("out", type=Path, help="PNG to write")
+    p.add_argument("--patches", type=int, default=96)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    preview(args.out, args.patches, args.seed)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
