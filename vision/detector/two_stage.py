@@ -20,7 +20,7 @@ from vision.detector.index_reader import IndexReader, index_for
 from vision.detector.model_files import open_onnx
 
 # The index reader's say against each whole-card view's (1.0) in the fused names.
-INDEX_WEIGHT = 0.5
+INDEX_WEIGHT = 1.0
 
 
 def geometry_for(classifier: Path) -> Path:
