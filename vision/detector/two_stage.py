@@ -104,7 +104,8 @@ class TwoStageDetector:
 
     The naming may look at each card two ways (``classifiers``): straightened by its corners
     (a classifier whose crops are ``rectified``, with the corner refiner beside it) and cut by
-    its box; their probabilities are fused (:func:`fuse`)."""
+    its box; and, with the index reader beside the first (``index``), by the rank and suit
+    printed in its corners. Their probabilities are fused (:func:`fuse`)."""
 
     def __init__(self, finder, classifiers: str | Path | list[str | Path], conf: float = 0.25,
                  threads: int | None = None, runtime: str = "onnx", index: bool = True):
