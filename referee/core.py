@@ -248,7 +248,7 @@ class Game(ABC):
 
     def asked_movements(self, state: Any) -> list[Movement]:
         """The card movements the referee asked the players to make and has already filed (a
-        clean-up): a camera may see them next, before any other reading. None by default."""
+        clean-up): a camera may see them next, before any other reading. None (empty) by default."""
         return []
 
     def turned_down(self, card: Card, zone: str) -> Observation | None:

@@ -15,6 +15,12 @@ SURE_BACK = 0.5
 BACK_ID = CLASSES.index("BACK")
 
 
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Each row of a network's logits as probabilities."""
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def likeliest_face(probs: np.ndarray) -> np.ndarray:
     """The likeliest face class of each row of class probabilities (or of one row), the back
     left out: the name of a card the classifier read as face down where it cannot be."""

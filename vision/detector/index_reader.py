@@ -19,6 +19,7 @@ import numpy as np
 
 from referee.cards import CLASSES
 from vision.detector.crops import to_blob
+from vision.detector.detections import softmax
 from vision.detector.geometry import Rects
 from vision.detector.model_files import open_onnx
 from vision.synth.indices import NONE, PATCH_H, PATCH_W, RANK_CLASSES, SUIT_CLASSES, both_patches
@@ -27,11 +28,6 @@ from vision.synth.indices import NONE, PATCH_H, PATCH_W, RANK_CLASSES, SUIT_CLAS
 def index_for(classifier: Path) -> Path:
     """The index reader beside a classifier: ``cards_cls.onnx`` -> ``cards_idx.onnx``."""
     return classifier.with_name(classifier.name.replace("_cls", "_idx"))
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 def _class_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -82,5 +78,5 @@ class IndexReader:
             return np.zeros((0, len(CLASSES)), np.float32)
         logits = self.run(to_blob(patches.reshape(2 * n, PATCH_H, PATCH_W, 3)))
         nr = len(RANK_CLASSES)
-        per_corner = card_probs(_softmax(logits[:, :nr]), _softmax(logits[:, nr:]))
+        per_corner = card_probs(softmax(logits[:, :nr]), softmax(logits[:, nr:]))
         return per_corner.reshape(n, 2, -1).mean(axis=1).astype(np.float32)

@@ -14,7 +14,7 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
-from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face
+from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face, softmax
 from vision.detector.geometry import CornerRefiner, rectified_crops
 from vision.detector.index_reader import IndexReader, index_for
 from vision.detector.model_files import open_onnx
@@ -26,11 +26,6 @@ INDEX_WEIGHT = 1.0
 def geometry_for(classifier: Path) -> Path:
     """The corner refiner beside a classifier: ``cards_cls.onnx`` -> ``cards_geo.onnx``."""
     return classifier.with_name(classifier.name.replace("_cls", "_geo"))
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    e = np.exp(logits - logits.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
 
 
 class CardClassifier:

@@ -26,6 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from referee.cards import RANKS
+from vision.detector.geometry import rectified_crop
 
 SUITS = ("S", "H", "D", "C")
 RANK_NAMES = tuple(RANKS)  # A, 2-10, J, Q, K
@@ -63,8 +64,6 @@ def window_quad(card_quad: np.ndarray) -> np.ndarray:
 def cut_patch(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
     """The top-left index patch of the card at ``card_quad`` in ``image``, upright, reader-sized
     (cut as a straightened card is: ``vision.detector.geometry.rectified_crop``)."""
-    from vision.detector.geometry import rectified_crop
-
     return rectified_crop(image, window_quad(card_quad), (PATCH_W, PATCH_H))
 
 
@@ -79,6 +78,18 @@ def both_patches(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
 # Printed indices
 
 
+def _draws_ranks(font: ImageFont.FreeTypeFont) -> bool:
+    """Whether ``font`` draws the rank glyphs, each of a legible size and not as the font's
+    missing-glyph box."""
+    missing = font.getmask("\uffff").getbbox()
+
+    def drawn(ch: str) -> bool:
+        x0, y0, x1, y1 = font.getbbox(ch)
+        return x1 - x0 >= 4 and y1 - y0 >= 10 and font.getmask(ch).getbbox() != missing
+
+    return all(drawn(ch) for ch in "AQK10J")
+
+
 @lru_cache(maxsize=1)
 def usable_fonts() -> tuple[str, ...]:
     """Fonts that draw every rank glyph (some of the fetched faces cover other scripts only)."""
@@ -90,14 +101,7 @@ def usable_fonts() -> tuple[str, ...]:
             font = ImageFont.truetype(str(path), 40)
         except OSError:
             continue
-        missing = font.getmask("\uffff").getbbox()
-        ok = True
-        for ch in "AQK10J":
-            box = font.getbbox(ch)
-            if box[2] - box[0] < 4 or box[3] - box[1] < 10 or font.getmask(ch).getbbox() == missing:
-                ok = False
-                break
-        if ok:
+        if _draws_ranks(font):
             good.append(str(path))
     return tuple(good)
 
@@ -301,9 +305,10 @@ def camera(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
     img = img * rng.uniform(0.45, 1.25) + rng.uniform(-30, 30)  # exposure and black level
     if rng.random() < 0.5:
         img = img * rng.uniform(0.75, 1.25, 3)  # colour cast
-    if rng.random() < 0.3:  # uneven light across the patch
-        ramp = np.linspace(rng.uniform(0.6, 1), rng.uniform(0.6, 1.1), img.shape[int(rng.integers(2))])
-        img = img * (ramp[:, None, None] if len(ramp) == img.shape[0] else ramp[None, :, None])
+    if rng.random() < 0.3:  # uneven light across the patch, down it or across it
+        start, end, axis = rng.uniform(0.6, 1), rng.uniform(0.6, 1.1), int(rng.integers(2))
+        ramp = np.linspace(start, end, img.shape[axis])
+        img = img * (ramp[:, None, None] if axis == 0 else ramp[None, :, None])
     if rng.random() < 0.5:
         gamma = rng.uniform(0.6, 1.6)
         img = 255 * (np.clip(img, 0, 255) / 255) ** gamma
