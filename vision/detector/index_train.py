@@ -40,6 +40,7 @@ def split_logits(logits):
 
 
 def _blob(patches: np.ndarray):
+    """Generated patches (RGB already, unlike the classifiers' BGR crops) as a float tensor."""
     import torch
 
     return torch.from_numpy(np.ascontiguousarray(patches.transpose(0, 3, 1, 2))).float() / 255.0
