@@ -15,6 +15,7 @@ import dataclasses
 import json
 import random
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -398,6 +399,26 @@ class DealingSimulator(Simulator):
         self.hands: dict[str, list[Card]] = {p: [] for p in game.players}
 
 
+RESTATED = ("STATE", "DAMAGE", "RESULT")  # what a re-read says again where the new name changed it
+
+
+Said = list[tuple[Announcement, ...]]  # per observation fed, what the referee said of it
+
+
+def _said_anew(before: Said, after: Said) -> list[Announcement]:
+    """The re-read's state, damage and result lines that the first reading did not say (a
+    queen read as another queen stole for the wrong player): the players hear the corrected
+    lines once, after the rename."""
+    left = Counter((a.kind, a.text) for notes in before for a in notes)
+    out = []
+    for a in (a for notes in after for a in notes if a.kind in RESTATED):
+        if left[(a.kind, a.text)] > 0:
+            left[(a.kind, a.text)] -= 1
+        else:
+            out.append(a)
+    return out
+
+
 @dataclass
 class Pending:
     """An open ASK: the candidate moves and the labels a player answers with."""
@@ -425,6 +446,8 @@ class Referee:
         # rename re-reads the game from.
         self.fed: list[Observation] = []
         self.accepted: list[bool] = []
+        # What was said of each: a re-read says again only what the new name changed.
+        self.said: Said = []
 
     def __deepcopy__(self, memo: dict) -> Referee:
         """Trial copies (event inference makes many): the fed list holds immutable
@@ -432,7 +455,7 @@ class Referee:
         new = self.__class__.__new__(self.__class__)
         memo[id(self)] = new
         for key, value in self.__dict__.items():
-            shallow = key in ("fed", "accepted")
+            shallow = key in ("fed", "accepted", "said")
             setattr(new, key, list(value) if shallow else copy.deepcopy(value, memo))
         return new
 
@@ -460,6 +483,7 @@ class Referee:
         notes = self._feed(obs)
         self.fed.append(obs)
         self.accepted.append(not any(a.kind == "REJECT" for a in notes))
+        self.said.append(tuple(notes))
         return notes
 
     def _check_rename(self, obs: Observation, loc: str) -> tuple[Card, int, bool]:
@@ -499,8 +523,9 @@ class Referee:
                 return [
                     reject(f"{old} cannot have been {new}: {obs.short()} (observation {i}): {refused.text}")
                 ]
+        changed = _said_anew(self.said[at:], again.said[at:])
         self.state, self.pending, self.history = again.state, again.pending, again.history
-        self.fed, self.accepted = again.fed, again.accepted
+        self.fed, self.accepted, self.said = again.fed, again.accepted, again.said
         said = f"{old} and {new} were each other" if swap else f"{old} was {new}"
         return [
             state_change(
@@ -510,7 +535,8 @@ class Referee:
                 renamed=str(new),
                 at=at,
                 **({"swap": True} if swap else {}),
-            )
+            ),
+            *changed,
         ]
 
     def _feed(self, obs: Observation) -> list[Announcement]:

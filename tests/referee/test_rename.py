@@ -5,6 +5,7 @@ Checked on simulated Royal Family games against a referee fed the renamed game f
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import pytest
 
@@ -71,6 +72,37 @@ def test_a_rename_is_logged_and_a_resumed_game_re_reads_it(tmp_path):
     for o in read_log(path).observations:
         resumed.feed(o)
     assert resumed.snapshot() == logged.snapshot() != ref.snapshot()
+
+
+def said_since(ref: Referee, fed: list[Observation], at: int) -> Counter:
+    """The state, damage and result lines a fresh referee says of ``fed[at:]``."""
+    fresh = Referee(ref.game)
+    said = [fresh.feed(o) for o in fed]
+    return Counter(a.text for notes in said[at:] for a in notes if a.kind in ("STATE", "DAMAGE", "RESULT"))
+
+
+@pytest.mark.parametrize("seed", [1, 3, 5])  # (seed 2's accepted renames change nothing said)
+def test_a_rename_says_again_what_the_new_name_changed(seed):
+    """A card misnamed when drawn changed what the referee said (which castle it hit, whose
+    turn it ended): after the rename the players hear the lines the right name gives that the
+    wrong one did not, once, and no others."""
+    ref = simulated(seed, 40)
+    drawn = [(i, o) for i, o in enumerate(ref.fed) if o.type == "move" and o.src == "draw_pile"]
+    unseen = [c for c in ref.state.zones["draw_pile"] if c != Card("JK")]
+    restated = 0
+    for at, obs in drawn[:8]:
+        for new in unseen[:6]:
+            trial = Referee(ref.game)
+            for o in ref.fed:
+                trial.feed(o)
+            notes = trial.feed(Observation("rename", obs.card, data={"as": str(new), "at": at}))
+            if notes[0].kind == "REJECT":
+                continue
+            again = renamed_from_start(ref, obs.card, new, at)
+            expected = said_since(ref, again.fed, at) - said_since(ref, ref.fed, at)
+            assert Counter(a.text for a in notes[1:]) == expected
+            restated += bool(expected)
+    assert restated > 3
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
