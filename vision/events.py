@@ -188,6 +188,18 @@ class Renaming:
 
 
 @dataclass
+class Stayed:
+    """The table read with a card misread where it lay given its old name back
+    (:meth:`EventInference._stayed_plan`): that reading, its changes, its plan (None if the
+    rules explain it no better) and the name fed -> the name read."""
+
+    seen: TableState
+    changes: list[Change]
+    plan: list[Observation] | None
+    read_as: dict[str, str]
+
+
+@dataclass
 class Accepted:
     """A reading of a change the referee accepts, and the trial referee after it."""
 
@@ -336,8 +348,7 @@ class EventInference:
                 continue
             confused = {name, *seen.alternatives.get((zone, name), ())}
             moved = next(
-                (g for g in gone if ctx.camera_name(g[1]) == name
-                 or confused & self._given(g[1])),
+                (g for g in gone if ctx.camera_name(g[1]) == name or confused & self._given(g[1])),
                 None,
             )
             if moved is not None and moved[0] == zone:
@@ -436,7 +447,11 @@ class EventInference:
         # detector found less likely than its first choice now.
         # Without a reading of the table, a surer name than the first is enough; with one,
         # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
-        correction = self._corrected_plan(seen, RENAME_MARGIN if plan is not None else 0.0)
+        stayed = self._stayed_plan(seen, len(plan) if plan is not None else None) if changes else None
+        if stayed is not None:  # the table read as if that card had not been misread
+            seen, changes, plan, result.read_as = stayed.seen, stayed.changes, stayed.plan, stayed.read_as
+        margin = RENAME_MARGIN if plan is not None else 0.0
+        correction = None if stayed else self._corrected_plan(seen, margin)
         found: list[Explanation] | None = None
         sure = plan is None and correction is None and self._surely_read(seen)
         if sure and self._renamed_plan(seen) is None:
@@ -659,8 +674,11 @@ class EventInference:
                 p = seen.likelihood.get((zone, new), 1.0)
                 if new == old:
                     if margin is None:  # misread again: the names both reads found likely
-                        alts = [a for a in seen.alternatives.get((zone, old), ())
-                                if a in naming.others and a not in in_view and a not in self.named]
+                        alts = [
+                            a
+                            for a in seen.alternatives.get((zone, old), ())
+                            if a in naming.others and a not in in_view and a not in self.named
+                        ]
                         here = lay.get(old) == zone
                         options += [
                             (here, -1 - k, old, a, naming.at, naming.p, renamed(seen, [(zone, old, a)]))
@@ -723,6 +741,39 @@ class EventInference:
             if plan is not None:
                 return Renaming(changes, plan, {alt: name for _, name, alt, _ in combo})
         return None
+
+    def _stayed_plan(self, seen: TableState, moves: int | None) -> Stayed | None:
+        """A card read unsurely in a spread where one the camera no longer sees lay, that card
+        among its likely names: most likely that card, still there and misread (a duke QS read
+        QC at 0.47 is no duke switch). The likeliest such renaming that explains the table in
+        fewer than ``moves`` moves; where the reading as seen explains nothing (``moves`` None),
+        the likeliest at all, explained or not; or None."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        tries = []
+        for (zone, name), k in now.items():
+            if k <= expected[(zone, name)] or seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+                continue
+            if self.layout.zones[zone].kind == "pile":
+                continue  # a card put on a pile hides the one it covers: no sign of a misread
+            faint = [n for n, _ in seen.candidates.get((zone, name), ())]
+            names = dict.fromkeys([*seen.alternatives.get((zone, name), ()), *faint])
+            gone = [n for n in names if expected[(zone, n)] > now[(zone, n)]]
+            tries += [(rank, zone, name, n) for rank, n in enumerate(gone)]
+        unexplained = None
+        for _, zone, name, old in sorted(tries):
+            state = renamed(seen, [(zone, name, old)])
+            if state is None:
+                continue
+            for table in ("likelihood", "alternatives", "candidates"):  # the other cards' doubts
+                doubts = getattr(seen, table).items()
+                getattr(state, table).update((k, v) for k, v in doubts if k != (zone, name))
+            changes = self.changes(state, self.context)
+            plan = self._plan(changes, self.context) if changes else []
+            if plan is not None and (moves is None or len(plan) < moves):
+                return Stayed(state, changes, plan, {old: name})
+            if moves is None and unexplained is None:
+                unexplained = Stayed(state, changes, None, {old: name})
+        return unexplained
 
     def _unseen(self, in_view: set[str]) -> list[str]:
         """The cards of the table the camera has not named yet: neither in view nor named."""
@@ -842,7 +893,8 @@ class EventInference:
         forget those seen again or no longer there."""
         shown = seen_counts(seen)
         self.unseen_in_place = {
-            (z, n) for z, n in self.unseen_in_place
+            (z, n)
+            for z, n in self.unseen_in_place
             if not shown[(z, n)] and any(str(c) == n for c in self.physical.get(z, []))
         }
         known = self.context.referee_zones()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -197,7 +198,13 @@ def answer_for(camera: Referee, truth: Referee) -> int:
     return same[0]
 
 
-def follow(game: str, seed: int, max_obs: int = 40, asked: list[int] | None = None) -> int:
+def follow(
+    game: str,
+    seed: int,
+    max_obs: int = 40,
+    asked: list[int] | None = None,
+    look: Callable[[TableState, dict[str, list[Card]]], None] | None = None,
+) -> int:
     """Play ``seed``'s simulated game; a camera that sees only the layout's face-up zones feeds
     event inference, and what it cannot see (answers, dice, hands, hidden draws, a card moved
     face down or from under a pile's top) is typed.
@@ -206,7 +213,8 @@ def follow(game: str, seed: int, max_obs: int = 40, asked: list[int] | None = No
     referee's ASKs the truth had not (what the camera could not tell).
     Dukes Up!: its melds are clusters on one ``table`` zone; a card moved between melds is not
     seen, and the players type the whole table (``table melds=...``) as the spec's protocol
-    has it; the games must end the same but for the names of the melds."""
+    has it; the games must end the same but for the names of the melds.
+    ``look`` may change what the camera reads of the physical table (a misread) at each settle."""
     layout = load_layout(game)
     truth, camera = Referee(load_game(game)), Referee(load_game(game))
     sim = simulator(truth.game, seed)
@@ -216,7 +224,10 @@ def follow(game: str, seed: int, max_obs: int = 40, asked: list[int] | None = No
     played = 0
 
     def settle(i: int, obs) -> None:
-        result = inference.update(camera_view(layout, physical))
+        view = camera_view(layout, physical)
+        if look is not None:
+            look(view, physical)
+        result = inference.update(view)
         assert result.desync is None, f"{game} seed {seed} observation {i} ({obs.short()}): {result.desync}"
         for fed, notes in result.fed:
             rejects = [a.text for a in notes if a.kind == "REJECT"]
@@ -352,6 +363,35 @@ def test_camera_referee_follows_whole_dukes_up_games(seed):
     played = follow("dukes_up", seed=seed, max_obs=1000, asked=asked)
     assert played == whole_game_length("dukes_up", seed)
     assert asked  # the camera cannot tell a hand discard from a draw-pile discard
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_duke_misread_unsurely_for_a_moment_is_no_duke_switch(seed):
+    """Every third settle, black's first duke (one already there at the settle before) is read
+    unsurely (0.45) as a card still in the draw pile, its true name the second likely one: a
+    duke switch would fit that table (the hand is hidden), but the card still lies where the
+    duke lay, so it is the duke misread, and the game is followed to its end (a switch fed
+    would put the camera ahead of the game or out of step with it)."""
+    settles = itertools.count()
+    before: list[str] = []
+    misread = 0
+
+    def duke_misread(view: TableState, physical: dict[str, list[Card]]) -> None:
+        nonlocal before, misread
+        dukes, was = view.cards.get("dukes_black", []), before
+        before = list(dukes)
+        shown = view.all_face_up()
+        decoy = next((str(c) for c in physical["draw_pile_black"] if not shown[str(c)]), None)
+        if next(settles) % 3 or not dukes or dukes[0] not in was or decoy is None:
+            return
+        true, dukes[0] = dukes[0], decoy
+        view.likelihood[("dukes_black", decoy)] = 0.45
+        view.alternatives[("dukes_black", decoy)] = (true,)
+        misread += 1
+
+    played = follow("dukes_up", seed=seed, max_obs=1000, look=duke_misread)
+    assert played == whole_game_length("dukes_up", seed)
+    assert misread > 10
 
 
 class NoCardsByZone(type(load_game("dukes_up"))):
