@@ -23,7 +23,7 @@ from referee.observations import Observation
 from vision.calibration import Calibration, drift_px, from_markers
 from vision.detector.detections import Detections
 from vision.detector.detections_io import to_record
-from vision.events import EventInference, Result
+from vision.events import UNSURE_NAMING, EventInference, Result
 from vision.layout import Layout
 from vision.motion import SettleDetector, thumbnail_mask
 from vision.start_layout import from_start_cards
@@ -66,7 +66,7 @@ class Settings:
 # a card named unsurely (its name and its candidates), so that a re-run decides as live did.
 TOP_NAMES = 1 + MAX_CANDIDATES
 OFFERED_NAMES = 2  # other names offered to a player for a card named unsurely
-UNSURE_NAME = 0.5  # a card named with less probability is flagged, with its other likely names
+UNSURE_NAME = UNSURE_NAMING  # a card named with less probability is flagged, with its other likely names
 CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the start layout
 
 
