@@ -53,7 +53,7 @@ from referee.core import Movement, Referee
 from referee.errors import CardrefError, ConfigError
 from referee.observations import Observation, is_swap
 from vision.layout import Layout
-from vision.recovery import Explanation, RecoveryQuestion, legal_steps, missed_steps, trial_copy
+from vision.recovery import MAX_CHOICES, Explanation, RecoveryQuestion, legal_steps, missed_steps, trial_copy
 from vision.table_state import TableState, copies_of
 
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
@@ -314,6 +314,9 @@ class EventInference:
         # that they do not leave every reading (and every search for missed steps) wanting.
         self.unseen_in_place: set[tuple[str, str]] = set()
         self._question_seen: TableState | None = None
+        # Whether players answer questions (live, or a replay with its players): then a card
+        # gone from view that legal moves put in two places is asked about, not guessed.
+        self.ask_readings = False
 
     @property
     def referee(self) -> Referee:
@@ -499,6 +502,10 @@ class EventInference:
                 result.question = self.question
                 self._unexplained = attempt
                 return result
+        if plan and not found and self.ask_readings and (ways := self._ways_gone(changes, plan)):
+            self.question, self._question_seen = RecoveryQuestion(ways), seen
+            result.question = self.question
+            return result
         self._unexplained = attempt if plan is None else None
         unexplained: list[Change] = []
         if plan is None:  # no order explains everything: take what the rules explain
@@ -569,7 +576,7 @@ class EventInference:
             raise CardrefError(said)
         chosen, seen = question.choices[key - 1], self._question_seen
         self.question = self._question_seen = None
-        result = Result(recovered=chosen)
+        result = Result(recovered=chosen if chosen.missed else None)
         for obs in chosen.steps:
             seq = len(self.referee.fed)
             result.fed.append((obs, self.referee.feed(obs)))
@@ -741,6 +748,32 @@ class EventInference:
             if plan is not None:
                 return Renaming(changes, plan, {alt: name for _, name, alt, _ in combo})
         return None
+
+    def _ways_gone(self, changes: list[Change], plan: list[Observation]) -> list[Explanation]:
+        """Where a card went that the camera saw leave but not arrive, when the rules allow
+        several places that end the game differently (a shown card discarded face down, or laid
+        on a flop pile that the next flop covered before the table settled): each way, the
+        plan's first, for the players to pick; or [] when the plan is the only way."""
+        gone = [c for c in changes if c.vanished and len(c.readings) > 1]
+        if not gone:
+            return []
+        ways: dict[str, Explanation] = {}
+        for steps in [
+            plan,
+            *(
+                self._plan([c if c is not g else replace(g, readings=(r,)) for c in changes], self.context)
+                for g in gone
+                for r in g.readings
+            ),
+        ]:
+            if not steps:
+                continue
+            trial = self.context.trial()
+            for obs in steps:
+                trial.feed(obs)
+            key = trial.game.outcome_key(trial.state)
+            ways.setdefault(key, Explanation(tuple(steps), (), key))
+        return list(ways.values())[:MAX_CHOICES] if len(ways) > 1 else []
 
     def _stayed_plan(self, seen: TableState, moves: int | None) -> Stayed | None:
         """A card read unsurely in a spread where one the camera no longer sees lay, that card

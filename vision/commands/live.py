@@ -176,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         detect = model_detector(args.model, Settings.conf, args.backend)
     camera = CameraReferee(referee, layout, detect, calibration)
+    camera.inference.ask_readings = True  # the players at the table answer with a number key
     speaker = None
     if args.speak:
         from vision.speech import Speaker

@@ -120,6 +120,7 @@ def replay_one(args: argparse.Namespace) -> int:
         log.unlink()  # a replay starts the game afresh
     referee, _ = open_referee(game, str(log))
     camera = CameraReferee(referee, layout, detect, calibration)
+    camera.inference.ask_readings = players is not None  # someone answers the camera's questions
     writer = ReplayWriter(args.out, source, layout, write_video=not args.no_video)
     started = time.perf_counter()
     writer.add(camera.start(), None)
