@@ -757,15 +757,13 @@ class EventInference:
         gone = [c for c in changes if c.vanished and len(c.readings) > 1]
         if not gone:
             return []
+        tries = [plan]
+        for g in gone:
+            for reading in g.readings:
+                only = [replace(c, readings=(reading,)) if c is g else c for c in changes]
+                tries.append(self._plan(only, self.context))
         ways: dict[str, Explanation] = {}
-        for steps in [
-            plan,
-            *(
-                self._plan([c if c is not g else replace(g, readings=(r,)) for c in changes], self.context)
-                for g in gone
-                for r in g.readings
-            ),
-        ]:
+        for steps in tries:
             if not steps:
                 continue
             trial = self.context.trial()
