@@ -314,6 +314,7 @@ class EventInference:
         # that they do not leave every reading (and every search for missed steps) wanting.
         self.unseen_in_place: set[tuple[str, str]] = set()
         self._question_seen: TableState | None = None
+        self._question_read_as: dict[str, str] = {}  # the names the rules chose for that table
         # Whether players answer questions (live, or a replay with its players): then a card
         # gone from view that legal moves put in two places is asked about, not guessed.
         self.ask_readings = False
@@ -369,6 +370,10 @@ class EventInference:
             # A name the players gave a misread card stands for the camera's name of it too.
             confused = set(seen.alternatives.get((zone, name), ()))
             confused |= {self.aliases[a] for a in confused if a in self.aliases}
+            # A card whose name is settled (the players confirmed it) that the camera found
+            # likely to be this name: a king also read as a jack, confirmed a king, is read as
+            # the jack again where it lies (held-out seed 149 lost five moves to that).
+            confused |= {c for c, naming in self.named.items() if naming.settled and name in naming.others}
             elsewhere = {n for z, n in appeared if z != zone}
             same = next(
                 (g for g in gone if g[0] == zone and g[1] in confused and g[1] not in elsewhere), None
@@ -499,11 +504,13 @@ class EventInference:
                 carried = list(found[0].carried)
             elif found:
                 self.question, self._question_seen = RecoveryQuestion(found), seen
+                self._question_read_as = {}
                 result.question = self.question
                 self._unexplained = attempt
                 return result
-        if plan and not found and self.ask_readings and (ways := self._ways_gone(changes, plan)):
+        if plan and not found and self.ask_readings and (ways := self._ways_gone(changes, plan, seen)):
             self.question, self._question_seen = RecoveryQuestion(ways), seen
+            self._question_read_as = result.read_as
             result.question = self.question
             return result
         self._unexplained = attempt if plan is None else None
@@ -576,13 +583,13 @@ class EventInference:
             raise CardrefError(said)
         chosen, seen = question.choices[key - 1], self._question_seen
         self.question = self._question_seen = None
-        result = Result(recovered=chosen if chosen.missed else None)
+        result = Result(recovered=chosen if chosen.missed else None, read_as=self._question_read_as)
         for obs in chosen.steps:
             seq = len(self.referee.fed)
             result.fed.append((obs, self.referee.feed(obs)))
             result.seq.append(seq)
             if seen is not None:
-                self._remember_naming(obs, seq, seen, {})
+                self._remember_naming(obs, seq, seen, result.read_as)
             self._move(obs, self.context)
             if self.referee.pending is not None:
                 break
@@ -749,12 +756,25 @@ class EventInference:
                 return Renaming(changes, plan, {alt: name for _, name, alt, _ in combo})
         return None
 
-    def _ways_gone(self, changes: list[Change], plan: list[Observation]) -> list[Explanation]:
+    def _ways_gone(
+        self, changes: list[Change], plan: list[Observation], seen: TableState
+    ) -> list[Explanation]:
         """Where a card went that the camera saw leave but not arrive, when the rules allow
         several places that end the game differently (a shown card discarded face down, or laid
         on a flop pile that the next flop covered before the table settled): each way, the
-        plan's first, for the players to pick; or [] when the plan is the only way."""
-        gone = [c for c in changes if c.vanished and len(c.readings) > 1]
+        plan's first, for the players to pick; or [] when the plan is the only way. Not when a
+        pile it may lie under shows a card read unsurely: that is most likely the card itself,
+        misread, and the plan (under that pile's top) is right."""
+
+        def doubtful(change: Change) -> bool:
+            return any(
+                seen.likelihood.get((dst, name), 1.0) < UNSURE_NAMING
+                for _, dst in change.readings
+                for name in seen.cards.get(dst, [])
+                if self.layout.zones[dst].kind == "pile" and dst not in self.hidden_zones
+            )
+
+        gone = [c for c in changes if c.vanished and len(c.readings) > 1 and not doubtful(c)]
         if not gone:
             return []
         tries = [plan]
