@@ -573,6 +573,34 @@ def test_a_card_the_players_confirmed_is_not_renamed_by_a_later_read(confirmed):
     assert len(renames) == (0 if confirmed else 1)
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_confirmed_card_read_again_by_a_name_it_was_confused_with_is_that_card(seed):
+    """A flop named unsurely (0.3, another name likely too) is confirmed by a player; the next
+    read names it that other card, unsurely, with no likely name in common: it is the confirmed
+    card where it lies, not a new card laid on its pile (held-out seed 149: a king confirmed,
+    then read as the jack, was taken for a card drawn onto it)."""
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
+    flop = next(o for o in simulator(truth.game, seed).next_observations(truth.state) if o.type == "move")
+    truth.feed(flop)
+    remove_last(physical[flop.src], flop.card)
+    physical[flop.dst].append(flop.card)
+    card = str(flop.card)
+    other = next(str(c) for c in physical["draw_pile"] if str(c) != "JK" and c.rank != flop.card.rank)
+    unsure = camera_view(physical)
+    unsure.likelihood[(flop.dst, card)] = 0.3
+    unsure.alternatives[(flop.dst, card)] = (other,)
+    assert [o.short() for o, _ in inference.update(unsure).fed] == [flop.short()]
+    inference.confirm(card)
+    misread = camera_view(physical)
+    misread.cards[flop.dst] = [other]
+    misread.likelihood[(flop.dst, other)] = 0.12
+    result = inference.update(misread)
+    assert result.fed == [] and result.desync is None
+    assert camera.snapshot() == truth.snapshot()
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_card_that_skips_staging_is_recovered_by_the_rules(seed):
     """Every drawn card that then goes somewhere in view is never seen in staging (an arm, a
