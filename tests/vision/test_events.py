@@ -545,15 +545,14 @@ def test_the_name_a_card_was_misread_by_unsurely_is_the_real_card_when_read_sure
     assert camera.snapshot() == truth.snapshot()
 
 
-@pytest.mark.parametrize("confirmed", [False, True])
-def test_a_card_the_players_confirmed_is_not_renamed_by_a_later_read(confirmed):
-    """A flop is named unsurely (its true name, 0.3) with one other likely name; the next read
-    names it that other card surely. Unconfirmed, the camera takes the first name for a misread
-    and renames it; once a player has confirmed the name at its [CHECK], it is never renamed."""
+def flop_named_unsurely(seed: int):
+    """The first flop of ``seed``'s game, named by the camera unsurely (its true name, 0.3) with
+    one other likely name, a card still in the draw pile of another rank: (truth, camera
+    referee, event inference, physical table, the flop, that other name)."""
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     inference = EventInference(camera, LAYOUT)
     physical = {z: list(cs) for z, cs in truth.state.zones.items()}
-    flop = next(o for o in simulator(truth.game, 3).next_observations(truth.state) if o.type == "move")
+    flop = next(o for o in simulator(truth.game, seed).next_observations(truth.state) if o.type == "move")
     truth.feed(flop)
     remove_last(physical[flop.src], flop.card)
     physical[flop.dst].append(flop.card)
@@ -563,6 +562,16 @@ def test_a_card_the_players_confirmed_is_not_renamed_by_a_later_read(confirmed):
     unsure.likelihood[(flop.dst, card)] = 0.3
     unsure.alternatives[(flop.dst, card)] = (other,)
     assert [o.short() for o, _ in inference.update(unsure).fed] == [flop.short()]
+    return truth, camera, inference, physical, flop, other
+
+
+@pytest.mark.parametrize("confirmed", [False, True])
+def test_a_card_the_players_confirmed_is_not_renamed_by_a_later_read(confirmed):
+    """A flop is named unsurely (its true name, 0.3) with one other likely name; the next read
+    names it that other card surely. Unconfirmed, the camera takes the first name for a misread
+    and renames it; once a player has confirmed the name at its [CHECK], it is never renamed."""
+    truth, camera, inference, physical, flop, other = flop_named_unsurely(3)
+    card = str(flop.card)
     if confirmed:
         inference.confirm(card)
     sure_other = camera_view(physical)
@@ -579,19 +588,8 @@ def test_a_confirmed_card_read_again_by_a_name_it_was_confused_with_is_that_card
     read names it that other card, unsurely, with no likely name in common: it is the confirmed
     card where it lies, not a new card laid on its pile (held-out seed 149: a king confirmed,
     then read as the jack, was taken for a card drawn onto it)."""
-    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
-    inference = EventInference(camera, LAYOUT)
-    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
-    flop = next(o for o in simulator(truth.game, seed).next_observations(truth.state) if o.type == "move")
-    truth.feed(flop)
-    remove_last(physical[flop.src], flop.card)
-    physical[flop.dst].append(flop.card)
+    truth, camera, inference, physical, flop, other = flop_named_unsurely(seed)
     card = str(flop.card)
-    other = next(str(c) for c in physical["draw_pile"] if str(c) != "JK" and c.rank != flop.card.rank)
-    unsure = camera_view(physical)
-    unsure.likelihood[(flop.dst, card)] = 0.3
-    unsure.alternatives[(flop.dst, card)] = (other,)
-    assert [o.short() for o, _ in inference.update(unsure).fed] == [flop.short()]
     inference.confirm(card)
     misread = camera_view(physical)
     misread.cards[flop.dst] = [other]
