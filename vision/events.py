@@ -245,12 +245,19 @@ def seen_counts(state: TableState) -> Counter:
     return Counter((zone, name) for zone, names in state.cards.items() for name in names)
 
 
-def renamed(state: TableState, renames: list[tuple[str, str, str]]) -> TableState | None:
-    """``state`` with each (zone, name, new name) applied; None if that shows a card twice."""
+def renamed(
+    state: TableState, renames: list[tuple[str, str, str]], keep_doubts: bool = False
+) -> TableState | None:
+    """``state`` with each (zone, name, new name) applied; None if that shows a card twice.
+    ``keep_doubts``: the cards not renamed keep their likelihoods and other names."""
     cards = {z: list(names) for z, names in state.cards.items()}
     for zone, name, new in renames:
         cards[zone][cards[zone].index(name)] = new
     out = TableState(cards, dict(state.backs), list(state.loose), dict(state.confidence))
+    if keep_doubts:
+        gone = {(zone, name) for zone, name, _ in renames}
+        for table in ("likelihood", "alternatives", "candidates"):
+            getattr(out, table).update((k, v) for k, v in getattr(state, table).items() if k not in gone)
     shown = out.all_face_up()
     if any(k > copies_of(n) for n, k in shown.items()):
         return None
@@ -812,12 +819,9 @@ class EventInference:
             tries += [(rank, zone, name, n) for rank, n in enumerate(gone)]
         unexplained = None
         for _, zone, name, old in sorted(tries):
-            state = renamed(seen, [(zone, name, old)])
+            state = renamed(seen, [(zone, name, old)], keep_doubts=True)
             if state is None:
                 continue
-            for table in ("likelihood", "alternatives", "candidates"):  # the other cards' doubts
-                doubts = getattr(seen, table).items()
-                getattr(state, table).update((k, v) for k, v in doubts if k != (zone, name))
             changes = self.changes(state, self.context)
             plan = self._plan(changes, self.context) if changes else []
             if plan is not None and (moves is None or len(plan) < moves):
