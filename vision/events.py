@@ -63,6 +63,7 @@ UNSURE_NAMING = 0.6  # a card named with less probability than this may be renam
 MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest first
 MAX_REREADS = 40  # other names of earlier unsure cards tried when nothing else explains the table
 UNLIKELY = 0.001  # the probability of a name a read did not list among its candidates
+TRADE_ODDS = 3.0  # two cards read swapped are taken for each other when that is this much likelier
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
 # Cards changed at most for the camera to search the steps it missed: a lost read merges two
 # or three moves; more is another table (a video restarted, a game put away), not a miss.
@@ -173,7 +174,7 @@ class Correction:
     rename: Observation
     context: Context
     changes: list[Change]
-    plan: list[Observation]
+    plan: list[Observation] | None  # None where the rest of the table is read after it
     p: float
 
 
@@ -262,6 +263,18 @@ def renamed(
     if any(k > copies_of(n) for n, k in shown.items()):
         return None
     return out
+
+
+def read_p(seen: TableState, zone: str, shown: str, name: str) -> float:
+    """How likely the card read as ``shown`` in ``zone`` is ``name``, as the camera read it."""
+    if name == shown:
+        return seen.likelihood.get((zone, shown), 1.0)
+    return dict(seen.candidates.get((zone, shown), ())).get(name, UNLIKELY)
+
+
+def named_p(naming: Naming, name: str) -> float:
+    """How likely a card named with ``naming`` was ``name``, as the camera first read it."""
+    return max(dict(naming.candidates).get(name, 0.0), UNLIKELY)
 
 
 def swapped(physical: dict[str, list[Card]], old: str, new: str) -> dict[str, list[Card]]:
@@ -457,6 +470,12 @@ class EventInference:
         raw, seen = seen, self._aliased(seen, self.context)
         changes = self.changes(seen, self.context)
         plan = self._plan(changes, self.context) if changes else []
+        if plan is None and (traded := self._traded(seen)) is not None:
+            # Two cards read where each other lay: taken for each other, not moved. Put right
+            # first, so that the rest of the table is read with the right names.
+            self._correct(traded, result)
+            changes = self.changes(seen, self.context)
+            plan = self._plan(changes, self.context) if changes else []
         # A card named unsurely, read surely as another now: the rename wins when the rules
         # then explain the table in fewer moves (or only then), and it beats a name the
         # detector found less likely than its first choice now.
@@ -621,8 +640,11 @@ class EventInference:
         self.context = replace(self.context, physical=correction.context.physical)
         result.fed.append((rename, self.referee.feed(rename)))
         result.seq.append(None)
-        first = self.named.pop(str(rename.card))
-        self.named[str(rename.data["as"])] = Naming(first.at, correction.p, settled=True)
+        old, new = str(rename.card), str(rename.data["as"])
+        first, theirs = self.named.pop(old), self.named.pop(new, None) if is_swap(rename.data) else None
+        self.named[new] = Naming(first.at, correction.p, settled=True)
+        if theirs is not None:  # the other of two cards taken for each other
+            self.named[old] = Naming(theirs.at, theirs.p, settled=True)
 
     def _aliased(self, seen: TableState, ctx: Context) -> TableState:
         """The camera's picture with the names the players gave misread cards, where the name
@@ -726,6 +748,37 @@ class EventInference:
             plan = self._plan(changes, ctx) if changes else []
             if plan is not None:
                 return Correction(rename, ctx, changes, plan, p)
+        return None
+
+    def _traded(self, seen: TableState) -> Correction | None:
+        """Two cards read where each other lay, one of them named unsurely when it came into
+        view: most likely misread for each other (two red threes dealt side by side), not
+        moved, when both reads of each make the trade ``TRADE_ODDS`` times likelier than the
+        names first given. The likeliest such rename the referee accepts, or None; its plan
+        is not sought (the rest of the table is read after it)."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = {(z, n) for (z, n), k in (now - expected).items() if k > 0}
+        lay = {n: z for (z, n), k in (expected - now).items() if k > 0}
+        pairs = []
+        for a, b in itertools.permutations(lay, 2):
+            na, nb = self.named.get(a), self.named.get(b)
+            if na is None or nb is None or (lay[a], b) not in appeared or (lay[b], a) not in appeared:
+                continue
+            if min(na.p, nb.p) >= UNSURE_NAMING or (na.settled and nb.settled):
+                continue
+            # Both reads of each card count: the names as first read, against the two traded.
+            za, zb = lay[a], lay[b]
+            first = na.p * nb.p * read_p(seen, za, b, a) * read_p(seen, zb, a, b)
+            traded = named_p(na, b) * named_p(nb, a) * read_p(seen, za, b, b) * read_p(seen, zb, a, a)
+            if traded > TRADE_ODDS * first:
+                pairs.append((-traded, a, b, min(na.at, nb.at), seen.likelihood.get((za, b), 1.0)))
+        for _, a, b, at, p in sorted(pairs):
+            rename = Observation("rename", Card.parse(a), data={"as": b, "at": at, "swap": True})
+            trial = self.context.trial()
+            if any(n.kind == "REJECT" for n in trial.feed(rename)):
+                continue
+            ctx = Context(trial, swapped(self.physical, a, b), self.named)
+            return Correction(rename, ctx, [], None, p)
         return None
 
     def _renamed_plan(self, seen: TableState, wide: bool = False) -> Renaming | None:
