@@ -371,8 +371,12 @@ class EventInference:
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
             confused = {name, *seen.alternatives.get((zone, name), ())}
-            moved = next(
-                (g for g in gone if ctx.camera_name(g[1]) == name or confused & self._given(g[1])),
+            moved = next(  # the card that lay here first: two cards may share a camera name
+                (
+                    g
+                    for g in sorted(gone, key=lambda g: g[0] != zone)
+                    if ctx.camera_name(g[1]) == name or confused & self._given(g[1])
+                ),
                 None,
             )
             if moved is not None and moved[0] == zone:
@@ -1141,6 +1145,9 @@ class EventInference:
         mine = self.named.pop(old, None)
         theirs = self.named.pop(new, None) if swap else None
         if mine is not None:
-            self.named[new] = Naming(mine.at, 1.0, camera=mine.camera)
+            # The camera goes on reading it by the name it misread (unless swapped: then that
+            # name is the other card's).
+            camera = mine.camera or (None if swap else old)
+            self.named[new] = Naming(mine.at, 1.0, camera=camera if camera != new else None)
         if theirs is not None:
             self.named[old] = Naming(theirs.at, 1.0, camera=theirs.camera)

@@ -545,6 +545,38 @@ def test_the_name_a_card_was_misread_by_unsurely_is_the_real_card_when_read_sure
     assert camera.snapshot() == truth.snapshot()
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_two_cards_misread_by_one_name_and_renamed_are_each_followed_where_it_lies(seed):
+    """The first two flops are both read unsurely as the same card still in the draw pile (a
+    design whose court cards the detector cannot tell apart), and the players rename each at its
+    [CHECK]. The first goes on being read by that wrong name where it lies; when the second is
+    covered by the next card on its pile, the wrong name is still the first card, not the
+    second moved onto the first's pile (held-out seed 147 under blur: JC and JS both read QC,
+    and JS was fed as moved onto JC's pile)."""
+    true_obs = simulated_observations(seed, 40)
+    flops = [o for o in true_obs if o.type == "move" and o.dst.startswith("flop_")][:2]
+    first = str(flops[0].card)
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    wrong = sorted(deck - {str(o.card) for o in true_obs} - {"JK"})[0]
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    covered = False
+    for k, obs, view in played_views(true_obs, truth, inference):
+        for zone, names in view.cards.items():
+            for i, name in enumerate(names):
+                if name == first or name == str(obs.card) and obs in flops:
+                    names[i] = wrong
+                    view.likelihood[(zone, wrong)] = 0.3
+        result = inference.update(view)
+        assert result.desync is None, (obs.short(), result.desync)
+        if obs in flops:
+            assert [o.short() for o, _ in result.fed] == [f"{wrong} draw_pile -> {obs.dst}"]
+            inference.answer(parse_short(f"rename card={wrong} as={obs.card}"))
+        covered |= obs.dst == flops[1].dst and obs not in flops
+    assert covered, "the second flop's pile was never covered"
+    assert camera.snapshot() == truth.snapshot()
+
+
 def flop_named_unsurely(seed: int):
     """The first flop of ``seed``'s game, named by the camera unsurely (its true name, 0.3) with
     one other likely name, a card still in the draw pile of another rank: (truth, camera
