@@ -64,6 +64,7 @@ MAX_CORRECTIONS = 6  # renames of earlier cards tried per table state, likeliest
 MAX_REREADS = 40  # other names of earlier unsure cards tried when nothing else explains the table
 UNLIKELY = 0.001  # the probability of a name a read did not list among its candidates
 TRADE_ODDS = 3.0  # two cards read swapped are taken for each other when that is this much likelier
+AS_LIKELY = 0.5  # a name read at least this share of the read name's probability is confused with it
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
 # Cards changed at most for the camera to search the steps it missed: a lost read merges two
 # or three moves; more is another table (a video restarted, a game put away), not a miss.
@@ -393,6 +394,10 @@ class EventInference:
             # (Not when that name is read elsewhere now: then it moved, and this is another card.)
             # A name the players gave a misread card stands for the camera's name of it too.
             confused = set(seen.alternatives.get((zone, name), ()))
+            # A read that hardly prefers its name (a blurred card: a dozen names near 0.06) is
+            # confused with every name it found about as likely.
+            p = seen.likelihood.get((zone, name), 1.0)
+            confused |= {n for n, q in seen.candidates.get((zone, name), ()) if q >= AS_LIKELY * p}
             confused |= {self.aliases[a] for a in confused if a in self.aliases}
             # A card whose name is settled (the players confirmed it) that the camera found
             # likely to be this name: a king also read as a jack, confirmed a king, is read as
