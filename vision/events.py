@@ -485,6 +485,10 @@ class EventInference:
             self._correct(traded, result)
             changes = self.changes(seen, self.context)
             plan = self._plan(changes, self.context) if changes else []
+        elif plan is None and (back := self._read_back(seen)) is not None:
+            seen = back  # or both misread now, each where it lay
+            changes = self.changes(seen, self.context)
+            plan = self._plan(changes, self.context) if changes else []
         # A card named unsurely, read surely as another now: the rename wins when the rules
         # then explain the table in fewer moves (or only then), and it beats a name the
         # detector found less likely than its first choice now.
@@ -759,35 +763,59 @@ class EventInference:
                 return Correction(rename, ctx, changes, plan, p)
         return None
 
+    def _read_as_each_other(self, seen: TableState) -> list[tuple[float, float, str, str, str, str]]:
+        """Pairs of cards read where each other lay (``b`` where ``a`` lay and ``a`` where ``b``
+        lay), each with how likely the names first given are and how likely the trade, by both
+        reads of each card: (first, traded, a, b, where a lay, where b lay). A card the camera
+        did not name as it came into view (a castle dealt at set-up) is surely its name."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        appeared = {(z, n) for (z, n), k in (now - expected).items() if k > 0}
+        lay = {n: z for (z, n), k in (expected - now).items() if k > 0}
+        pairs = []
+        for a, b in itertools.combinations(sorted(lay), 2):
+            za, zb = lay[a], lay[b]
+            if (za, b) not in appeared or (zb, a) not in appeared:
+                continue
+            na, nb = self.named.get(a, Naming(-1, 1.0)), self.named.get(b, Naming(-1, 1.0))
+            first = na.p * nb.p * read_p(seen, za, b, a) * read_p(seen, zb, a, b)
+            traded = named_p(na, b) * named_p(nb, a) * read_p(seen, za, b, b) * read_p(seen, zb, a, a)
+            pairs.append((first, traded, a, b, za, zb))
+        return pairs
+
     def _traded(self, seen: TableState) -> Correction | None:
         """Two cards read where each other lay, one of them named unsurely when it came into
         view: most likely misread for each other (two red threes dealt side by side), not
         moved, when both reads of each make the trade ``TRADE_ODDS`` times likelier than the
         names first given. The likeliest such rename the referee accepts, or None; its plan
         is not sought (the rest of the table is read after it)."""
-        expected, now = visible(self.layout, self.physical), seen_counts(seen)
-        appeared = {(z, n) for (z, n), k in (now - expected).items() if k > 0}
-        lay = {n: z for (z, n), k in (expected - now).items() if k > 0}
-        pairs = []
-        for a, b in itertools.permutations(lay, 2):
+        options = []
+        for first, traded, a, b, za, _ in self._read_as_each_other(seen):
             na, nb = self.named.get(a), self.named.get(b)
-            if na is None or nb is None or (lay[a], b) not in appeared or (lay[b], a) not in appeared:
+            if na is None or nb is None or min(na.p, nb.p) >= UNSURE_NAMING or (na.settled and nb.settled):
                 continue
-            if min(na.p, nb.p) >= UNSURE_NAMING or (na.settled and nb.settled):
-                continue
-            # Both reads of each card count: the names as first read, against the two traded.
-            za, zb = lay[a], lay[b]
-            first = na.p * nb.p * read_p(seen, za, b, a) * read_p(seen, zb, a, b)
-            traded = named_p(na, b) * named_p(nb, a) * read_p(seen, za, b, b) * read_p(seen, zb, a, a)
             if traded > TRADE_ODDS * first:
-                pairs.append((-traded, a, b, min(na.at, nb.at), seen.likelihood.get((za, b), 1.0)))
-        for _, a, b, at, p in sorted(pairs):
+                options.append((-traded, a, b, min(na.at, nb.at), seen.likelihood.get((za, b), 1.0)))
+        for _, a, b, at, p in sorted(options):
             rename = Observation("rename", Card.parse(a), data={"as": b, "at": at, "swap": True})
             trial = self.context.trial()
             if any(n.kind == "REJECT" for n in trial.feed(rename)):
                 continue
             ctx = Context(trial, swapped(self.physical, a, b), self.named)
             return Correction(rename, ctx, [], None, p)
+        return None
+
+    def _read_back(self, seen: TableState) -> TableState | None:
+        """Two cards read where each other lay, both now unsurely and each by a name the other
+        read found likely, whose trade is no likelier than their first names (a castle dealt at
+        set-up, or a coin toss): both misread now, each still where it lay. The table read so,
+        or None."""
+        for first, traded, a, b, za, zb in self._read_as_each_other(seen):
+            unsure = max(seen.likelihood.get((za, b), 1.0), seen.likelihood.get((zb, a), 1.0)) < UNSURE_NAMING
+            confused = read_p(seen, za, b, a) >= AS_LIKELY * read_p(seen, za, b, b) and read_p(
+                seen, zb, a, b
+            ) >= AS_LIKELY * read_p(seen, zb, a, a)
+            if unsure and confused and traded <= TRADE_ODDS * first:
+                return renamed(seen, [(za, b, a), (zb, a, b)], keep_doubts=True)
         return None
 
     def _renamed_plan(self, seen: TableState, wide: bool = False) -> Renaming | None:
