@@ -25,6 +25,12 @@ questions, and prints one table, condition by condition:
 
     nice -n 10 python bench/replay.py --seeds 141 142 --moves 24 --conditions arms bump staging dim
 
+``--rereferee`` referees again the detections an earlier run saved, without the detector: what
+event inference and the rules make of the same reads (the speed columns are then the
+referee's alone). A change to them is measured so in minutes instead of the detector's hour:
+
+    python bench/replay.py --seeds 141 ... 150 --moves 24 --conditions blur arms --rereferee
+
 ``--game royal_shuffle`` renders and replays Royal Shuffle games (whole games with ``--moves
 400``), with the players typing and answering as the true game went: the renderer's labels,
 then the detector. There the camera feeds a card put in view as the spec's ``placed`` and the
@@ -44,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -93,7 +100,16 @@ def totals_by_deck(rows: list[dict]) -> list[dict]:
 
 
 def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str], by_moves: bool) -> dict:
-    """Replay one rendered game (``extra``: the variant's options) and score it."""
+    """Replay one rendered game (``extra``: the variant's options) and score it. With
+    ``--rereferee``, a variant run through the detector before is refereed again from the
+    detections it saved (kept beside its folder), not detected again."""
+    kept = out.with_name(f"{out.name}.detections.jsonl")  # the detector's own, as it wrote them
+    if args.rereferee and "--detections" not in extra and (out / "detections.jsonl").exists():
+        if not kept.exists():
+            shutil.copy(out / "detections.jsonl", kept)
+        extra = [*extra, "--detections", str(kept)]
+    elif "--detections" not in extra:
+        kept.unlink(missing_ok=True)  # detected again: a later --rereferee takes the new ones
     t0 = time.perf_counter()
     cardref(
         "replay",
@@ -182,6 +198,9 @@ def main() -> int:
     p.add_argument("--only-models", action="store_true", help="only the detector variants, no video")
     p.add_argument("--conditions", nargs="*", default=None, choices=CONDITIONS,
                    help="also replay each game filmed under these conditions (camera alone, players)")
+    p.add_argument("--rereferee", action="store_true",
+                   help="referee the detections an earlier run saved again (the event inference and "
+                        "rules of today on the same reads; speed is then the referee's alone)")
     args = p.parse_args()
     if args.json is None:
         name = "replay.json" if args.game == "royal_family" else f"replay_{args.game}.json"
