@@ -163,7 +163,7 @@ class Reread:
     context: Context
     seen: TableState
     changes: list[Change]
-    plan: list[Observation]
+    plan: list[Observation] | None  # None where the rest of the table is read after it
 
 
 @dataclass
@@ -328,6 +328,8 @@ class EventInference:
         self.sure_aliases: set[str] = set()
         # The camera's picture (and the referee's length) that no re-reading explained last.
         self._unexplained: tuple | None = None
+        # The sure reads of the last table that contradicted sure names (_surely_contradicted).
+        self._contradicted: set[tuple[str, str, str]] = set()
         self.question: RecoveryQuestion | None = None  # open until a player picks an explanation
         # (zone, card) of cards gone from view that no legal move explained and the referee
         # keeps where they lay (a fort's card under the hit laid across it): the camera does not
@@ -479,6 +481,14 @@ class EventInference:
         raw, seen = seen, self._aliased(seen, self.context)
         changes = self.changes(seen, self.context)
         plan = self._plan(changes, self.context) if changes else []
+        contradicted = self._surely_contradicted(raw)
+        if plan is None and (reread := self._read_again(raw, contradicted & self._contradicted)):
+            # A card named surely, read surely by another name where it lies twice running, and
+            # the table unexplained: the first read was the wrong one. Put right first.
+            self._reread(reread, result)
+            seen = self._aliased(raw, self.context)
+            changes = self.changes(seen, self.context)
+            plan = self._plan(changes, self.context) if changes else []
         if plan is None and (traded := self._traded(seen)) is not None:
             # Two cards read where each other lay: taken for each other, not moved. Put right
             # first, so that the rest of the table is read with the right names.
@@ -533,6 +543,7 @@ class EventInference:
                 self._reread(reread, result)
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
+        self._contradicted = contradicted if plan is None else set()
         carried: list[Observation] = []
         if plan is None and (found or (found is None and attempt != self._unexplained)):
             # Moves merged by a lost read: the steps the camera missed, searched among the
@@ -655,7 +666,10 @@ class EventInference:
         result.seq.append(None)
         old, new = str(rename.card), str(rename.data["as"])
         first, theirs = self.named.pop(old), self.named.pop(new, None) if is_swap(rename.data) else None
-        self.named[new] = Naming(first.at, correction.p, settled=True)
+        # Settled by two reads, but the first name stays a possible one (read surely again
+        # where the card lies, it may yet win: :meth:`_surely_contradicted`).
+        was = ((old, first.p), *((n, q) for n, q in first.candidates if n != new))
+        self.named[new] = Naming(first.at, correction.p, (old,), was, settled=True)
         if theirs is not None:  # the other of two cards taken for each other
             self.named[old] = Naming(theirs.at, theirs.p, settled=True)
 
@@ -980,6 +994,41 @@ class EventInference:
             if plan is not None:
                 return Reread(rename, ctx, seen, changes, plan)
         return None
+
+    def _read_again(self, raw: TableState, contradictions: set[tuple[str, str, str]]) -> Reread | None:
+        """The first of ``contradictions`` (zone, name, new name) whose rename the referee
+        accepts, as a re-read (its plan not sought: the rest of the table is read after it)."""
+        in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+        for zone, old, new in sorted(contradictions):
+            if new in in_view or new in self.named:
+                continue
+            naming = self.named[old]
+            rename = Observation("rename", Card.parse(old), data={"as": new, "at": naming.at})
+            trial = self.context.trial()
+            if any(a.kind == "REJECT" for a in trial.feed(rename)):
+                continue
+            q = raw.likelihood.get((zone, new), 1.0)
+            ctx = Context(trial, swapped(self.physical, old, new), self._renamed_naming(old, new, q))
+            return Reread(rename, ctx, raw, [], None)
+        return None
+
+    def _surely_contradicted(self, raw: TableState) -> set[tuple[str, str, str]]:
+        """(zone, name, new name) for each card gone from where it lay while a card the game
+        has not shown is read surely there, a name the first read of that card found possible
+        (a jack of hearts read JD when drawn, then JH where it lies)."""
+        expected, now = visible(self.layout, self.physical), seen_counts(raw)
+        gone = [(z, n) for (z, n), k in (expected - now).items() if k > 0 and n in self.named]
+        appeared = [
+            (z, n)
+            for (z, n), k in (now - expected).items()
+            if k > 0 and raw.likelihood.get((z, n), 1.0) >= UNSURE_NAMING
+        ]
+        return {
+            (z, old, new)
+            for z, old in gone
+            for zone, new in appeared
+            if zone == z and new in dict(self.named[old].candidates)
+        }
 
     def _renamed_naming(self, old: str, new: str, q: float) -> dict[str, Naming]:
         """The cards named, once the card named ``old`` is re-read as ``new`` (with probability
