@@ -483,8 +483,8 @@ class EventInference:
         plan = self._plan(changes, self.context) if changes else []
         contradicted = self._surely_contradicted(raw)
         if plan is None and (reread := self._read_again(raw, contradicted & self._contradicted)):
-            # A card named surely, read surely by another name where it lies twice running, and
-            # the table unexplained: the first read was the wrong one. Put right first.
+            # A card read surely by another name where it lies, twice running, and the table
+            # unexplained: its first name was the wrong one, however sure. Put right first.
             self._reread(reread, result)
             seen = self._aliased(raw, self.context)
             changes = self.changes(seen, self.context)
@@ -1013,9 +1013,10 @@ class EventInference:
         return None
 
     def _surely_contradicted(self, raw: TableState) -> set[tuple[str, str, str]]:
-        """(zone, name, new name) for each card gone from where it lay while a card the game
-        has not shown is read surely there, a name the first read of that card found possible
-        (a jack of hearts read JD when drawn, then JH where it lies)."""
+        """(zone, name, new name) for each card the camera named (surely or not), gone from
+        where it lay while a card the game has not shown is read surely there, by a name the
+        first read of that card found possible (a jack of hearts named JD, then read JH surely
+        where it lies)."""
         expected, now = visible(self.layout, self.physical), seen_counts(raw)
         gone = [(z, n) for (z, n), k in (expected - now).items() if k > 0 and n in self.named]
         appeared = [
