@@ -577,10 +577,10 @@ def test_two_cards_misread_by_one_name_and_renamed_are_each_followed_where_it_li
     assert camera.snapshot() == truth.snapshot()
 
 
-def flop_named_unsurely(seed: int):
-    """The first flop of ``seed``'s game, named by the camera unsurely (its true name, 0.3) with
-    one other likely name, a card still in the draw pile of another rank: (truth, camera
-    referee, event inference, physical table, the flop, that other name)."""
+def first_flop(seed: int):
+    """The first flop of ``seed``'s game laid, not yet read by the camera, and a card still in
+    the draw pile of another rank: (truth, camera referee, event inference, physical table,
+    the flop, that other card)."""
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     inference = EventInference(camera, LAYOUT)
     physical = {z: list(cs) for z, cs in truth.state.zones.items()}
@@ -588,8 +588,16 @@ def flop_named_unsurely(seed: int):
     truth.feed(flop)
     remove_last(physical[flop.src], flop.card)
     physical[flop.dst].append(flop.card)
-    card = str(flop.card)
     other = next(str(c) for c in physical["draw_pile"] if str(c) != "JK" and c.rank != flop.card.rank)
+    return truth, camera, inference, physical, flop, other
+
+
+def flop_named_unsurely(seed: int):
+    """The first flop of ``seed``'s game, named by the camera unsurely (its true name, 0.3) with
+    one other likely name, a card still in the draw pile of another rank: (truth, camera
+    referee, event inference, physical table, the flop, that other name)."""
+    truth, camera, inference, physical, flop, other = first_flop(seed)
+    card = str(flop.card)
     unsure = camera_view(physical)
     unsure.likelihood[(flop.dst, card)] = 0.3
     unsure.alternatives[(flop.dst, card)] = (other,)
@@ -621,15 +629,8 @@ def test_a_card_named_surely_and_read_surely_by_another_name_twice_is_renamed(se
     right one (held-out seed 142 with every card's time in staging hidden: a jack of hearts
     taken for the jack of diamonds kept the camera alone out of step for 14 of 24
     observations)."""
-    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
-    inference = EventInference(camera, LAYOUT)
-    physical = {z: list(cs) for z, cs in truth.state.zones.items()}
-    flop = next(o for o in simulator(truth.game, seed).next_observations(truth.state) if o.type == "move")
-    truth.feed(flop)
-    remove_last(physical[flop.src], flop.card)
-    physical[flop.dst].append(flop.card)
+    truth, camera, inference, physical, flop, wrong = first_flop(seed)
     card = str(flop.card)
-    wrong = next(str(c) for c in physical["draw_pile"] if str(c) != "JK" and c.rank != flop.card.rank)
     misnamed = camera_view(physical)
     misnamed.cards[flop.dst] = [wrong]
     misnamed.likelihood[(flop.dst, wrong)] = 0.7
