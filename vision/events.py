@@ -266,6 +266,11 @@ def renamed(
     return out
 
 
+# Two cards read where each other lay (EventInference._read_as_each_other): how likely their
+# first names and the trade are, the two names, and where each lay.
+Crossed = tuple[float, float, str, str, str, str]
+
+
 def read_p(seen: TableState, zone: str, shown: str, name: str) -> float:
     """How likely the card read as ``shown`` in ``zone`` is ``name``, as the camera read it."""
     if name == shown:
@@ -276,6 +281,13 @@ def read_p(seen: TableState, zone: str, shown: str, name: str) -> float:
 def named_p(naming: Naming, name: str) -> float:
     """How likely a card named with ``naming`` was ``name``, as the camera first read it."""
     return max(dict(naming.candidates).get(name, 0.0), UNLIKELY)
+
+
+def names_before(first: Naming, old: str, new: str) -> tuple[tuple[str, float], ...]:
+    """The names a card first named ``old`` (with ``first``) may still be once renamed
+    ``new``: ``old`` and its other candidates, likeliest first."""
+    others = ((old, first.p), *((n, p) for n, p in first.candidates if n != new))
+    return tuple(sorted(others, key=lambda c: -c[1]))
 
 
 def swapped(physical: dict[str, list[Card]], old: str, new: str) -> dict[str, list[Card]]:
@@ -479,26 +491,23 @@ class EventInference:
         result = Result()
         self.question = self._question_seen = None  # a new table supersedes an open question
         raw, seen = seen, self._aliased(seen, self.context)
-        changes = self.changes(seen, self.context)
-        plan = self._plan(changes, self.context) if changes else []
-        contradicted = self._surely_contradicted(raw)
+        changes, plan = self._read(seen, self.context)
+        contradicted = self._surely_contradicted(raw) if plan is None else set()
         if plan is None and (reread := self._read_again(raw, contradicted & self._contradicted)):
             # A card read surely by another name where it lies, twice running, and the table
             # unexplained: its first name was the wrong one, however sure. Put right first.
             self._reread(reread, result)
             seen = self._aliased(raw, self.context)
-            changes = self.changes(seen, self.context)
-            plan = self._plan(changes, self.context) if changes else []
-        if plan is None and (traded := self._traded(seen)) is not None:
+            changes, plan = self._read(seen, self.context)
+        pairs = self._read_as_each_other(seen) if plan is None else []
+        if pairs and (traded := self._traded(pairs, seen)) is not None:
             # Two cards read where each other lay: taken for each other, not moved. Put right
             # first, so that the rest of the table is read with the right names.
             self._correct(traded, result)
-            changes = self.changes(seen, self.context)
-            plan = self._plan(changes, self.context) if changes else []
-        elif plan is None and (back := self._read_back(seen)) is not None:
+            changes, plan = self._read(seen, self.context)
+        elif pairs and (back := self._read_back(pairs, seen)) is not None:
             seen = back  # or both misread now, each where it lay
-            changes = self.changes(seen, self.context)
-            plan = self._plan(changes, self.context) if changes else []
+            changes, plan = self._read(seen, self.context)
         # A card named unsurely, read surely as another now: the rename wins when the rules
         # then explain the table in fewer moves (or only then), and it beats a name the
         # detector found less likely than its first choice now.
@@ -668,8 +677,7 @@ class EventInference:
         first, theirs = self.named.pop(old), self.named.pop(new, None) if is_swap(rename.data) else None
         # Settled by two reads, but the first name stays a possible one (read surely again
         # where the card lies, it may yet win: :meth:`_surely_contradicted`).
-        was = ((old, first.p), *((n, q) for n, q in first.candidates if n != new))
-        self.named[new] = Naming(first.at, correction.p, (old,), was, settled=True)
+        self.named[new] = Naming(first.at, correction.p, (old,), names_before(first, old, new), settled=True)
         if theirs is not None:  # the other of two cards taken for each other
             self.named[old] = Naming(theirs.at, theirs.p, settled=True)
 
@@ -767,17 +775,15 @@ class EventInference:
             if read is None:
                 continue  # the other name would show a card twice
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
-            trial = self.context.trial()
-            if any(a.kind == "REJECT" for a in trial.feed(rename)):
+            ctx = self._renamed_context(rename, self.named)
+            if ctx is None:
                 continue
-            ctx = Context(trial, swapped(self.physical, old, new), self.named)
-            changes = self.changes(read, ctx)
-            plan = self._plan(changes, ctx) if changes else []
+            changes, plan = self._read(read, ctx)
             if plan is not None:
                 return Correction(rename, ctx, changes, plan, p)
         return None
 
-    def _read_as_each_other(self, seen: TableState) -> list[tuple[float, float, str, str, str, str]]:
+    def _read_as_each_other(self, seen: TableState) -> list[Crossed]:
         """Pairs of cards read where each other lay (``b`` where ``a`` lay and ``a`` where ``b``
         lay), each with how likely the names first given are and how likely the trade, by both
         reads of each card: (first, traded, a, b, where a lay, where b lay). A card the camera
@@ -796,14 +802,15 @@ class EventInference:
             pairs.append((first, traded, a, b, za, zb))
         return pairs
 
-    def _traded(self, seen: TableState) -> Correction | None:
+    def _traded(self, pairs: list[Crossed], seen: TableState) -> Correction | None:
         """Two cards read where each other lay, one of them named unsurely when it came into
-        view: most likely misread for each other (two red threes dealt side by side), not
-        moved, when both reads of each make the trade ``TRADE_ODDS`` times likelier than the
-        names first given. The likeliest such rename the referee accepts, or None; its plan
-        is not sought (the rest of the table is read after it)."""
+        view (among ``pairs``, :meth:`_read_as_each_other`): most likely misread for each
+        other (two red threes dealt side by side), not moved, when both reads of each make the
+        trade ``TRADE_ODDS`` times likelier than the names first given. The likeliest such
+        rename the referee accepts, or None; its plan is not sought (the rest of the table is
+        read after it)."""
         options = []
-        for first, traded, a, b, za, _ in self._read_as_each_other(seen):
+        for first, traded, a, b, za, _ in pairs:
             na, nb = self.named.get(a), self.named.get(b)
             if na is None or nb is None or min(na.p, nb.p) >= UNSURE_NAMING or (na.settled and nb.settled):
                 continue
@@ -811,19 +818,17 @@ class EventInference:
                 options.append((-traded, a, b, min(na.at, nb.at), seen.likelihood.get((za, b), 1.0)))
         for _, a, b, at, p in sorted(options):
             rename = Observation("rename", Card.parse(a), data={"as": b, "at": at, "swap": True})
-            trial = self.context.trial()
-            if any(n.kind == "REJECT" for n in trial.feed(rename)):
-                continue
-            ctx = Context(trial, swapped(self.physical, a, b), self.named)
-            return Correction(rename, ctx, [], None, p)
+            ctx = self._renamed_context(rename, self.named)
+            if ctx is not None:
+                return Correction(rename, ctx, [], None, p)
         return None
 
-    def _read_back(self, seen: TableState) -> TableState | None:
+    def _read_back(self, pairs: list[Crossed], seen: TableState) -> TableState | None:
         """Two cards read where each other lay, both now unsurely and each by a name the other
         read found likely, whose trade is no likelier than their first names (a castle dealt at
         set-up, or a coin toss): both misread now, each still where it lay. The table read so,
         or None."""
-        for first, traded, a, b, za, zb in self._read_as_each_other(seen):
+        for first, traded, a, b, za, zb in pairs:
             unsure = max(seen.likelihood.get((za, b), 1.0), seen.likelihood.get((zb, a), 1.0)) < UNSURE_NAMING
             confused = read_p(seen, za, b, a) >= AS_LIKELY * read_p(seen, za, b, b) and read_p(
                 seen, zb, a, b
@@ -926,8 +931,7 @@ class EventInference:
             state = renamed(seen, [(zone, name, old)], keep_doubts=True)
             if state is None:
                 continue
-            changes = self.changes(state, self.context)
-            plan = self._plan(changes, self.context) if changes else []
+            changes, plan = self._read(state, self.context)
             if plan is not None and (moves is None or len(plan) < moves):
                 return Stayed(state, changes, plan, {old: name})
             if moves is None and unexplained is None:
@@ -984,13 +988,11 @@ class EventInference:
                 options.append((old in changed, q, old, new, naming.at))
         for _, q, old, new, at in sorted(options, reverse=True)[:MAX_REREADS]:
             rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
-            trial = self.context.trial()
-            if any(a.kind == "REJECT" for a in trial.feed(rename)):
+            ctx = self._renamed_context(rename, self._renamed_naming(old, new, q))
+            if ctx is None:
                 continue
-            ctx = Context(trial, swapped(self.physical, old, new), self._renamed_naming(old, new, q))
             seen = self._aliased(raw, ctx)
-            changes = self.changes(seen, ctx)
-            plan = self._plan(changes, ctx) if changes else []
+            changes, plan = self._read(seen, ctx)
             if plan is not None:
                 return Reread(rename, ctx, seen, changes, plan)
         return None
@@ -1002,14 +1004,11 @@ class EventInference:
         for zone, old, new in sorted(contradictions):
             if new in in_view or new in self.named:
                 continue
-            naming = self.named[old]
-            rename = Observation("rename", Card.parse(old), data={"as": new, "at": naming.at})
-            trial = self.context.trial()
-            if any(a.kind == "REJECT" for a in trial.feed(rename)):
-                continue
+            rename = Observation("rename", Card.parse(old), data={"as": new, "at": self.named[old].at})
             q = raw.likelihood.get((zone, new), 1.0)
-            ctx = Context(trial, swapped(self.physical, old, new), self._renamed_naming(old, new, q))
-            return Reread(rename, ctx, raw, [], None)
+            ctx = self._renamed_context(rename, self._renamed_naming(old, new, q))
+            if ctx is not None:
+                return Reread(rename, ctx, raw, [], None)
         return None
 
     def _surely_contradicted(self, raw: TableState) -> set[tuple[str, str, str]]:
@@ -1031,15 +1030,21 @@ class EventInference:
             if zone == z and new in dict(self.named[old].candidates)
         }
 
+    def _renamed_context(self, rename: Observation, named: dict[str, Naming]) -> Context | None:
+        """A trial of ``rename``: its referee having re-read the game with it, the physical
+        table with the two names swapped, and ``named``; or None if the referee refuses it."""
+        trial = self.context.trial()
+        if any(a.kind == "REJECT" for a in trial.feed(rename)):
+            return None
+        return Context(trial, swapped(self.physical, str(rename.card), str(rename.data["as"])), named)
+
     def _renamed_naming(self, old: str, new: str, q: float) -> dict[str, Naming]:
         """The cards named, once the card named ``old`` is re-read as ``new`` (with probability
         ``q``): it keeps its first name among its other possible ones (it may be re-read again),
         and the camera goes on reading it by the name it read (:meth:`changes` follows it)."""
         named = dict(self.named)
         first = named.pop(old)
-        others = ((old, first.p), *((n, p) for n, p in first.candidates if n != new))
-        ranked = tuple(sorted(others, key=lambda c: -c[1]))
-        named[new] = Naming(first.at, q, (old,), ranked, first.camera or old)
+        named[new] = Naming(first.at, q, (old,), names_before(first, old, new), first.camera or old)
         return named
 
     def _reread(self, reread: Reread, result: Result) -> None:
@@ -1115,6 +1120,12 @@ class EventInference:
                 continue
             remove_last(cards, card)
             self.physical.setdefault(dest, []).append(card)
+
+    def _read(self, seen: TableState, ctx: Context) -> tuple[list[Change], list[Observation] | None]:
+        """The changes between ``seen`` and the physical table of ``ctx``, and the plan its
+        referee accepts for them (:meth:`_plan`; [] when nothing changed)."""
+        changes = self.changes(seen, ctx)
+        return changes, (self._plan(changes, ctx) if changes else [])
 
     def _plan(self, changes: list[Change], ctx: Context) -> list[Observation] | None:
         """The first order and reading of the changes that the referee of ``ctx`` accepts
