@@ -25,6 +25,7 @@ from vision.synth.dataset import generate
 from vision.synth.labels import INDEX_VISIBLE, MIN_BOX_PX, MIN_VISIBLE, MIN_VISIBLE_WITH_INDEX, label_cards
 from vision.synth.render import pick_scene, render_sample
 from vision.synth.scenes import Dealer
+from vision.synth.styles import STYLE_KINDS, DeckStyle, restyle_face
 
 pytestmark = pytest.mark.skipif(
     not (cache_dir() / "manifest.json").exists(), reason="card art cache missing (make art)"
@@ -38,10 +39,11 @@ def art() -> Art:
     return Art(load_recipe(RECIPE))
 
 
-@pytest.fixture(scope="module", params=["train", "train_printed"])
+@pytest.fixture(scope="module", params=["train", "train_printed", "holdout_styles"])
 def samples(request):
-    """Rendered samples of the training recipe, and of the one whose tables also carry
-    printed covers, flyers and notes (the labels must ignore those)."""
+    """Rendered samples of the training recipe, of the one whose tables also carry printed
+    covers, flyers and notes (the labels must ignore those), and of decks printed in other
+    colours seen by grey or tinted cameras."""
     art = Art(load_recipe(f"datasets/recipes/{request.param}.yaml"))
     layout = load_layout("royal_family")
     return [render_sample(art, layout, 11, i, imgsz=480) for i in range(6)]
@@ -66,6 +68,38 @@ def test_the_printed_recipe_puts_pictures_and_text_that_are_not_cards_on_the_tab
         for i in range(20)
         for c in pick_scene(np.random.default_rng([13, i]), plain_art, layout).clutter
     )
+
+
+def test_the_styles_recipe_prints_decks_in_other_colours_and_records_them():
+    """Every face of holdout_styles is restyled: a dark-faced deck's paper is dark and its red
+    pips stay red; the labels say which style and camera; plain recipes draw no style."""
+    art = Art(load_recipe("datasets/recipes/holdout_styles.yaml"))
+    layout = load_layout("royal_family")
+    kinds, cameras = set(), set()
+    for i in range(12):
+        s = render_sample(art, layout, 31, i, imgsz=320)
+        for lb in s.labels:
+            assert lb.style in STYLE_KINDS if lb.cls != "BACK" else lb.style == ""
+            kinds.add(lb.style)
+            cameras.add(lb.camera)
+    assert {"dark", "tinted"} <= kinds and {"", "grey", "tinted"} <= cameras
+
+    face = art.face(next(iter(art.decks[0].faces["7H"])))
+    dark = restyle_face(face, DeckStyle("dark", (20, 20, 24), (230, 200, 120)))
+    assert dark.shape == face.shape and (dark[..., 3] == face[..., 3]).all()
+    opaque = face[..., 3] > 200
+    paper = opaque & (face[..., :3].min(axis=2) > 230)
+    red = opaque & (face[..., 0].astype(int) - face[..., 1] > 100)
+    assert paper.sum() > 1000 and red.sum() > 100
+    assert np.median(dark[..., :3][paper]) < 40  # white paper turned dark
+    assert (dark[..., 0][red].astype(int) - dark[..., 1][red]).mean() > 80  # hearts still red
+
+    plain = Art(load_recipe(RECIPE))
+    for i in range(5):
+        scene = pick_scene(np.random.default_rng([31, i]), plain, layout)
+        assert all(c.style is None for c in scene.cards)
+        labels = render_sample(plain, layout, 31, i, 320).labels
+        assert all(lb.style == "" and lb.camera == "" for lb in labels)
 
 
 def test_each_labelled_box_is_the_tight_box_of_its_cards_pixels(samples):

@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.detector.evaluate import (
         any_name,
         breakdown,
+        by_camera,
+        by_deck_style,
         by_design,
         by_visible_share,
         corner_errors,
@@ -99,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
                                **face_back_confusions(results),
                                "by_design": breakdown(samples, results, len(CLASSES), by_design),
                                "by_visible_share": breakdown(samples, results, len(CLASSES),
-                                                             by_visible_share)}
+                                                             by_visible_share),
+                               "by_deck_style": breakdown(samples, results, len(CLASSES), by_deck_style),
+                               "by_camera": breakdown(samples, results, len(CLASSES), by_camera)}
         worst = draw_worst(results, list(CLASSES), args.out / "worst_synthetic.png")
         report["synthetic"]["worst_png"] = str(worst)
         s = report["synthetic"]
@@ -116,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  corners on the true boxes, {name} ({d['cards']} cards): median error "
                       f"{d['corner']:.3f} of the card's length (90th percentile {d['corner_p90']:.3f}), "
                       f"angle {d['angle_deg']:.1f} deg (90th percentile {d['angle_deg_p90']:.1f})")
-        for name, d in (*s["by_design"].items(), *s["by_visible_share"].items()):
+        groups = [s["by_design"], s["by_visible_share"]]
+        groups += [g for g in (s["by_deck_style"], s["by_camera"]) if len(g) > 1]  # rendered with styles
+        for name, d in (i for g in groups for i in g.items()):
             print(f"  {name} ({d['instances']} cards): mAP50 {d['mAP50']:.3f}  mAP50-95 {d['mAP50_95']:.3f}")
         if not s["by_design"] and s["by_visible_share"]:
             print(f"  (no figures per card design: {root} was rendered before designs were recorded; "

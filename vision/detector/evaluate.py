@@ -124,6 +124,20 @@ def by_design(card: dict) -> str | None:
     return card.get("deck") or None  # sets rendered before designs were recorded have none
 
 
+def by_deck_style(card: dict) -> str | None:
+    """Decks printed in other colours (``vision/synth/styles.py``), or as designed."""
+    if "style" not in card:
+        return None  # rendered before styles were recorded
+    return f"{card['style']} deck" if card["style"] else "deck as designed"
+
+
+def by_camera(card: dict) -> str | None:
+    """A grey or strongly tinted camera, or an ordinary colour one."""
+    if "camera" not in card:
+        return None
+    return f"{card['camera']} camera" if card["camera"] else "colour camera"
+
+
 def by_visible_share(card: dict) -> str:
     """A card mostly in view, or one that shows only a corner (labelled for its index)."""
     return "half or more in view" if card["visible"] >= MOSTLY_HIDDEN else "less than half in view"

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.synth.assets import face_level
+from vision.synth.styles import DeckStyle, restyle_face
 from vision.synth.textures import Surface
 
 BACKGROUND = -1
@@ -33,6 +34,7 @@ class CardSprite:
     lift: float = 0.0  # cm above the table: longer, softer shadow
     zone: str | None = None
     tint: float = 1.0  # brightness of this copy (worn or clean paper)
+    style: DeckStyle | None = None  # the deck printed in other colours (vision/synth/styles.py)
 
     @property
     def cls(self) -> str:
@@ -132,6 +134,8 @@ def draw_card(
     target_h = float(max(np.linalg.norm(q[3] - q[0]), np.linalg.norm(q[2] - q[1])))
     base = face_level(card.face, 0)
     img = face_level(card.face, _mip_level(base.shape[0], target_h))
+    if card.style is not None and card.face_up:
+        img = restyle_face(img, card.style)
     h, w = img.shape[:2]
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     M = cv2.getPerspectiveTransform(src, (q - [x0, y0]).astype(np.float32))

@@ -40,6 +40,8 @@ class CardLabel:
     box: tuple[int, int, int, int] | None  # x0, y0, x1, y1 (pixel edges, x1/y1 exclusive)
     quad: list[list[float]]  # the card's true corners in the image (distorted), TL TR BR BL of the face
     deck: str = ""  # the design the card's picture comes from (its folder in the art cache)
+    style: str = ""  # the deck printed in other colours (dark, metallic, tinted), or as designed
+    camera: str = ""  # a grey or strongly tinted camera saw it, or an ordinary one
 
 
 def index_visibility(card: CardSprite, index: int, H: np.ndarray, ids: np.ndarray) -> float:
@@ -71,7 +73,12 @@ def index_visibility(card: CardSprite, index: int, H: np.ndarray, ids: np.ndarra
 
 
 def label_cards(
-    cards: list[CardSprite], drawn: list[Drawn], cam: Camera, ids_flat: np.ndarray, ids_final: np.ndarray
+    cards: list[CardSprite],
+    drawn: list[Drawn],
+    cam: Camera,
+    ids_flat: np.ndarray,
+    ids_final: np.ndarray,
+    camera: str = "",
 ) -> list[CardLabel]:
     """Apply the hidden-card rule (on the undistorted map) and take boxes from the final map."""
     H = cam.homography()
@@ -106,6 +113,8 @@ def label_cards(
                 box,
                 [[round(x, 2), round(y, 2)] for x, y in quad],
                 Path(card.face).parent.name,
+                card.style.kind if card.style is not None and card.face_up else "",
+                camera,
             )
         )
     del h, w

@@ -27,6 +27,7 @@ from vision.synth.hands import draw_hand
 from vision.synth.labels import CardLabel, label_cards
 from vision.synth.photometric import Look, apply_blur, apply_light, encode_jpeg, to_uint8_with_noise
 from vision.synth.scenes import Clutter, Scene, closeup_scene, layout_scene, scatter_scene
+from vision.synth.styles import apply_camera_style, random_camera_style
 from vision.synth.textures import random_surface
 
 SCENE_WEIGHTS = {"layout": 0.35, "scatter": 0.35, "closeup": 0.30}
@@ -137,6 +138,11 @@ def render_sample(
         draw_hand(canvas, H, hand, light, ppc, rng)
     look = Look.random(rng)
     img = apply_light(canvas.image, look)
+    camera_share = float(art.options.get("camera_styles", 0.0))
+    sensor = None
+    if camera_share > 0:  # drawn only when asked, so other recipes render as before
+        sensor = random_camera_style(rng, camera_share)
+        img = apply_camera_style(img, sensor)
     ids_flat = canvas.ids
     maps = cam.distortion_maps()
     if maps is not None:
@@ -148,6 +154,6 @@ def render_sample(
         ids_final = ids_flat
     img = apply_blur(img, look)
     rgb = to_uint8_with_noise(img, look, rng)
-    labels = label_cards(scene.cards, canvas.drawn, cam, ids_flat, ids_final)
+    labels = label_cards(scene.cards, canvas.drawn, cam, ids_flat, ids_final, sensor.kind if sensor else "")
     decks = sorted({c.face.split("/faces/")[-1].split("/")[0] for c in scene.cards})
     return Sample(encode_jpeg(rgb, look.jpeg_quality), w, h, scene.kind, labels, ids_final, decks)

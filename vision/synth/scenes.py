@@ -17,6 +17,7 @@ from vision.synth.assets import Art, Deck
 from vision.synth.compose import CardSprite
 from vision.synth.hands import Hand
 from vision.synth.printed import SIZES, printed_size, printed_texture
+from vision.synth.styles import random_deck_style
 
 CARD_H = 8.8  # cm, poker size; the width follows each deck's face aspect
 PLAYING = CLASSES[:53]  # the 52 cards and the joker
@@ -61,6 +62,9 @@ class Dealer:
         idx = rng.choice(len(art.decks), size=min(decks, len(art.decks)), replace=False)
         self.decks: list[Deck] = [art.decks[int(i)] for i in idx]
         self.scale = float(rng.uniform(0.97, 1.03))
+        share = float(art.options.get("deck_styles", 0.0))
+        # Drawn only when the recipe asks, so recipes without the option render as before.
+        self.styles = {d.name: random_deck_style(rng, share) for d in self.decks} if share > 0 else {}
 
     def deck_for(self, cls: str) -> Deck:
         options = [d for d in self.decks if cls in d.faces]
@@ -89,6 +93,7 @@ class Dealer:
             (h / aspect, h),
             zone=zone,
             tint=float(self.rng.uniform(0.9, 1.0)),
+            style=self.styles.get(deck.name),
         )
 
 
@@ -258,7 +263,8 @@ def _table_aim(rng: np.random.Generator, layout: Layout) -> Aim:
 
 
 def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
-    """Random groups on a table: piles, face-down piles, rows, fans, crosswise cards, singles."""
+    """Random groups on a table: piles, face-down piles, rows, fans, ribbon spreads, crosswise
+    cards, singles."""
     d = Dealer(rng, art, 1 if rng.random() < 0.7 else 2)
     region = float(rng.uniform(35, 100))
     ids = iter(shuffled_cards(rng, 200))
@@ -267,7 +273,7 @@ def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
     for _ in range(groups):
         c = (float(rng.uniform(-region / 2, region / 2)), float(rng.uniform(-region / 2.6, region / 2.6)))
         ang = float(rng.uniform(0, 360))
-        kind = rng.choice(["pile", "down", "row", "fan", "across", "single", "single"])
+        kind = rng.choice(["pile", "down", "row", "fan", "spread", "across", "single", "single"])
         if kind == "pile":
             cards += pile(
                 d, [next(ids) for _ in range(int(rng.integers(2, 9)))], True, c, ang, messy=rng.uniform(1, 6)
@@ -285,10 +291,15 @@ def scatter_scene(rng: np.random.Generator, art: Art) -> Scene:
             n = int(rng.integers(2, 8))
             step = CARD_H / 1.4 * float(rng.uniform(0.22, 1.15))
             cards += row(d, [next(ids) for _ in range(n)], c, ang, step)
-        elif kind == "fan":
-            cards += fan(
-                d, [next(ids) for _ in range(int(rng.integers(3, 9)))], c, ang, float(rng.uniform(6, 16))
-            )
+        elif kind == "fan":  # a hand's fan: the more cards, the closer together
+            n = int(rng.integers(3, 14))
+            spacing = float(rng.uniform(4, 16) * min(1.0, 8 / n))
+            cards += fan(d, [next(ids) for _ in range(n)], c, ang, spacing)
+        elif kind == "spread":
+            # A ribbon spread: each card shows little more than its index column.
+            n = int(rng.integers(5, 21))
+            step = CARD_H / 1.4 * float(rng.uniform(0.2, 0.32))
+            cards += row(d, [next(ids) for _ in range(n)], c, ang, step, face_up=bool(rng.random() < 0.85))
         elif kind == "across":
             cards += across(d, next(ids), [next(ids) for _ in range(int(rng.integers(1, 4)))], c, ang)
         else:
