@@ -27,6 +27,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from referee.cards import RANKS
 from vision.detector.geometry import rectified_crop
+from vision.synth.styles import random_deck_style, restyle_face
 
 SUITS = ("S", "H", "D", "C")
 RANK_NAMES = tuple(RANKS)  # A, 2-10, J, Q, K
@@ -333,8 +334,10 @@ def camera(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
 class PatchMaker:
     """Draws labelled patches from the training decks' faces and from printed indices."""
 
-    def __init__(self, art, printed_share: float = 0.45, none_share: float = 0.1, error: float = 0.045):
+    def __init__(self, art, printed_share: float = 0.45, none_share: float = 0.1, error: float = 0.045,
+                 styled: float = 0.0):
         self.art = art  # vision.synth.assets.Art of the training decks
+        self.styled = styled  # share of the decks' faces printed in other colours (styles.py)
         self.printed_share = printed_share
         self.none_share = none_share
         self.error = error
@@ -379,7 +382,11 @@ class PatchMaker:
             rank, suit = rank_i, suit_i
         else:
             _, cls, rel = self.cards[int(rng.integers(len(self.cards)))]
-            img = self._face_patch(rng, self.art.face(rel), width)
+            face = self.art.face(rel)
+            if self.styled > 0:  # drawn only when asked: the patches of a seed stay as they were
+                style = random_deck_style(rng, self.styled)
+                face = face if style is None else restyle_face(face, style)
+            img = self._face_patch(rng, face, width)
             rank, suit = RANK_NAMES.index(cls[:-1]), SUITS.index(cls[-1])
         img = np.ascontiguousarray(img)
         if rng.random() < 0.06:  # a card laid over this one's corner: no index in view
@@ -392,11 +399,13 @@ class PatchMaker:
         return Patch(camera(rng, img), rank, suit)
 
 
-def make_patches(n: int, seed: int, recipe: str = "train") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` patches (n, h, w, 3) uint8 and their rank and suit labels, from ``seed``."""
+def make_patches(n: int, seed: int, recipe: str = "train",
+                 styled: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` patches (n, h, w, 3) uint8 and their rank and suit labels, from ``seed``; a
+    ``styled`` share of the decks' faces printed in other colours."""
     from vision.synth.assets import Art, load_recipe
 
-    maker = PatchMaker(Art(load_recipe(recipe)))
+    maker = PatchMaker(Art(load_recipe(recipe)), styled=styled)
     rng = np.random.default_rng(seed)
     images = np.zeros((n, PATCH_H, PATCH_W, 3), np.uint8)
     ranks, suits = np.zeros(n, np.int64), np.zeros(n, np.int64)
