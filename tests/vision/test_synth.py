@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from referee.cards import CLASSES
+from vision.calibration import detect_markers
 from vision.commands.main import main
 from vision.layout import load_layout
 from vision.synth.art import cache_dir
@@ -100,6 +101,26 @@ def test_the_styles_recipe_prints_decks_in_other_colours_and_records_them():
         assert all(c.style is None for c in scene.cards)
         labels = render_sample(plain, layout, 31, i, 320).labels
         assert all(lb.style == "" and lb.camera == "" for lb in labels)
+
+
+def test_the_printed_mat_option_lays_layout_scenes_on_the_mat_with_its_markers(tmp_path):
+    """``printed_mat: 1`` draws every layout scene on the game's printed mat: where the camera
+    sees the whole table, calibration finds the mat's markers; without the option, none."""
+    layout = load_layout("royal_family")
+    recipe = tmp_path / "mat.yaml"
+    recipe.write_text("extends: train\noptions:\n  printed_mat: 1.0\n")
+    on_mat, plain = Art(load_recipe(recipe)), Art(load_recipe(RECIPE))
+    whole = 0
+    for i in range(30):
+        scene = pick_scene(np.random.default_rng([41, i]), plain, layout)
+        if scene.kind != "layout" or scene.aim.extent < layout.table_size[0]:
+            continue  # a camera on part of the table may see no marker
+        whole += 1
+        for art, expect in ((on_mat, True), (plain, False)):
+            s = render_sample(art, layout, 41, i, imgsz=960)
+            image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
+            assert bool(detect_markers(image, layout)) == expect, (i, expect)
+    assert whole >= 3
 
 
 def test_each_labelled_box_is_the_tight_box_of_its_cards_pixels(samples):

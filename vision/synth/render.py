@@ -26,9 +26,10 @@ from vision.synth.compose import (
 from vision.synth.hands import draw_hand
 from vision.synth.labels import CardLabel, label_cards
 from vision.synth.photometric import Look, apply_blur, apply_light, encode_jpeg, to_uint8_with_noise
+from vision.synth.play_mat import felt_over_layout, print_mat
 from vision.synth.scenes import Clutter, Scene, closeup_scene, layout_scene, scatter_scene
 from vision.synth.styles import apply_camera_style, random_camera_style
-from vision.synth.textures import random_surface
+from vision.synth.textures import felt, random_surface
 
 SCENE_WEIGHTS = {"layout": 0.35, "scatter": 0.35, "closeup": 0.30}
 ASPECTS = ((4, 3), (16, 9), (3, 2), (3, 4), (9, 16), (1, 1))
@@ -129,9 +130,13 @@ def render_sample(
     cam = make_camera(rng, scene, w, h)
     H = cam.homography()
     surface = random_surface(rng, art.photos(), size=int(rng.choice([256, 384, 512])))
-    canvas = new_canvas(draw_surface(surface, H, w, h))
-    light = random_light(rng)
+    table = draw_surface(surface, H, w, h)
     ppc = local_px_per_cm(H, scene.aim.target)
+    mat_share = float(art.options.get("printed_mat", 0.0))
+    if scene.kind == "layout" and mat_share > 0 and rng.random() < mat_share:  # drawn only when asked
+        table = print_mat(felt_over_layout(table, felt(rng, 384), layout, H), layout, H, ppc)
+    canvas = new_canvas(table)
+    light = random_light(rng)
     draw_clutter(canvas, H, scene.clutter, light, ppc)
     draw_cards(canvas, H, scene.cards, light, ppc)
     for hand in scene.hands:

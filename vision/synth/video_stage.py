@@ -18,7 +18,6 @@ import cv2
 import numpy as np
 
 from vision.layout import Layout
-from vision.mat import draw_mat
 from vision.synth.camera import Camera, look_at
 from vision.synth.compose import (
     CardSprite,
@@ -33,6 +32,7 @@ from vision.synth.compose import (
 from vision.synth.hands import Hand, draw_hand
 from vision.synth.labels import CardLabel, label_cards
 from vision.synth.photometric import Look, light_field
+from vision.synth.play_mat import felt_over_layout, print_mat
 from vision.synth.textures import Surface, felt, random_surface
 
 MARGIN_CM = 4.0  # table seen beyond each edge of the layout
@@ -137,37 +137,9 @@ class Stage:
     # ---- drawing ----------------------------------------------------------------------------
     def _table_with_mat(self, surface: Surface, mat: Surface) -> np.ndarray:
         """The table surface everywhere, and a felt play mat over the layout's rectangle."""
-        w, h = self.width, self.height
-        img = draw_surface(surface, self.H, w, h)
-        cloth = draw_surface(mat, self.H, w, h)
-        tw, th = self.layout.table_size
-        corners = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float64).reshape(-1, 1, 2)
-        q = cv2.perspectiveTransform(corners, self.H).reshape(-1, 2)
-        mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(q * 4).astype(np.int32), 255, cv2.LINE_AA, shift=2)
-        m = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[..., None] / 255
-        table = img * (1 - m) + cloth * m
-        return self._print_mat(table) if self.printed_mat else table
-
-    def _print_mat(self, img: np.ndarray) -> np.ndarray:
-        """The printed play mat of ``cardref mat`` on the felt: zone outlines in ink, and the
-        calibration markers on white paper squares, so a replay calibrates as at a real table."""
-        w, h = self.width, self.height
-        ppc = max(4.0, min(12.0, 2 * self.ppc))
-        ink = cv2.cvtColor(draw_mat(self.layout, ppc, labels=False), cv2.COLOR_BGR2GRAY)
-        paper = np.zeros_like(ink)
-        th = self.layout.table_size[1]
-        for m in self.layout.markers:  # 1 cm of white around each marker, as printed
-            x0, y0 = (m.center[0] - m.size_cm / 2 - 1) * ppc, (th - m.center[1] - m.size_cm / 2 - 1) * ppc
-            side = (m.size_cm + 2) * ppc
-            cv2.rectangle(paper, (round(x0), round(y0)), (round(x0 + side), round(y0 + side)), 255, -1)
-        to_table = np.array([[1 / ppc, 0, 0], [0, -1 / ppc, th], [0, 0, 1]])  # mat rows run down the page
-        warp = self.H @ to_table
-        ink_v = cv2.warpPerspective(ink, warp, (w, h), flags=cv2.INTER_AREA, borderValue=255)
-        paper_v = cv2.warpPerspective(paper, warp, (w, h), flags=cv2.INTER_LINEAR, borderValue=0)
-        a = paper_v.astype(np.float32)[..., None] / 255
-        img = img * (1 - a) + 235.0 * a
-        return img * (0.25 + 0.75 * ink_v.astype(np.float32)[..., None] / 255)
+        table = draw_surface(surface, self.H, self.width, self.height)
+        table = felt_over_layout(table, mat, self.layout, self.H)
+        return print_mat(table, self.layout, self.H, self.ppc) if self.printed_mat else table
 
     def compose(self, sprites: list[CardSprite]) -> Still:
         canvas = new_canvas(self.background.copy())
