@@ -4,7 +4,8 @@ Real tables show decks the art packages do not: black faces with gold or white p
 ink on cream, tinted paper; and cameras that see in grey or through a strong colour cast. A
 recipe asks for them with ``options: {deck_styles: P, camera_styles: P}`` (the share of
 decks and of images restyled). Without the options nothing is drawn from the random
-generator, so earlier datasets render byte for byte as before.
+generator for them, so a recipe without them renders the same images with or without this
+module.
 
 A face is recoloured by splitting each pixel into paper (its darkest channel), colour (what
 its channels have above that) and ink (what its brightest channel lacks), then putting the
