@@ -543,6 +543,12 @@ class EventInference:
                 self._correct(correction, result)
             elif renamed is not None:
                 changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
+            elif (kept := self._stayed_plan(seen, None, True)) is not None and kept.plan is not None:
+                # A card read by a name the rules refuse where it lies, the card that lay there
+                # among its faint names or read by that name before: that card, misread (a court
+                # card of a design the detector cannot name: a hero KH read JH at 0.47, KH at
+                # 0.06; a Royal Shuffle king laid as JH, the rules chose KH, then read JH surely).
+                seen, changes, plan, result.read_as = kept.seen, kept.changes, kept.plan, kept.read_as
         # The last resorts try many names: not again on the same table the game did not explain.
         attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
         if plan is None and not found and attempt != self._unexplained:
@@ -706,8 +712,11 @@ class EventInference:
         that is less sure (a card read by its name again, but hesitantly) weakens that name. A
         name the rules chose (``read_as``: the card fed -> the name the camera read) is as
         unsure as the camera's probability of it, and the camera's name is kept."""
-        if obs.type != "move" or obs.dst in self.hidden_zones:
+        if obs.card is None or obs.dst is None or obs.dst in self.hidden_zones:
             return
+        # A card put in view from a place the camera cannot tell (Royal Shuffle's ``placed``)
+        # or turned up where it lay face down came into view as much as one drawn from a pile.
+        from_unseen = obs.src is None or obs.src == obs.dst or obs.src in self.hidden_zones
         card = str(obs.card)
         read = read_as.get(card, card)  # the rules may have chosen another name than the camera's
         at = (obs.dst, read)
@@ -718,9 +727,11 @@ class EventInference:
             others = (read, *(n for n in others if n != card))
             candidates = ((read, seen.likelihood.get(at, 1.0)), *((n, q) for n, q in candidates if n != card))
         first = self.named.get(card)
-        if obs.src in self.hidden_zones and first is None:
+        if from_unseen and (first is None or not first.settled):
+            # Come out of hiding again (a pile shuffled and drawn from), it is named anew: the
+            # camera's name now may be another card's, and a rename counts from here.
             self.named[card] = Naming(seq, p, others, candidates, read if read != card else None)
-        elif obs.src not in self.hidden_zones and first is not None and p < first.p and not first.settled:
+        elif not from_unseen and first is not None and p < first.p and not first.settled:
             likeliest = dict(first.candidates)
             for name, q in candidates:
                 likeliest[name] = max(q, likeliest.get(name, 0.0))
@@ -909,21 +920,30 @@ class EventInference:
             ways.setdefault(key, Explanation(tuple(steps), (), key))
         return list(ways.values())[:MAX_CHOICES] if len(ways) > 1 else []
 
-    def _stayed_plan(self, seen: TableState, moves: int | None) -> Stayed | None:
+    def _stayed_plan(self, seen: TableState, moves: int | None, last_resort: bool = False) -> Stayed | None:
         """A card read unsurely in a spread where one the camera no longer sees lay, that card
         among its likely names: most likely that card, still there and misread (a duke QS read
         QC at 0.47 is no duke switch). The likeliest such renaming that explains the table in
         fewer than ``moves`` moves; where the reading as seen explains nothing (``moves`` None),
-        the likeliest at all, explained or not; or None."""
+        the likeliest at all, explained or not; or None. ``last_resort``, once the rules refuse
+        every other reading: on a pile's top too (a card put on a pile hides the one it covers,
+        so there a misread is no likelier than a move until then), and a card read surely by
+        the name the camera read the card that lay there by (a king read as a jack when it was
+        laid, and the rules chose the king: read so again, it is that king)."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         tries = []
         for (zone, name), k in now.items():
-            if k <= expected[(zone, name)] or seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+            sure = seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING
+            if k <= expected[(zone, name)] or (sure and not last_resort):
                 continue
-            if self.layout.zones[zone].kind == "pile":
+            if self.layout.zones[zone].kind == "pile" and not last_resort:
                 continue  # a card put on a pile hides the one it covers: no sign of a misread
-            faint = [n for n, _ in seen.candidates.get((zone, name), ())]
-            names = dict.fromkeys([*seen.alternatives.get((zone, name), ()), *faint])
+            if sure:
+                lay = [c for (z, c), n in expected.items() if z == zone and n]
+                names = {c: None for c in lay if self.context.camera_name(c) == name}
+            else:
+                faint = [n for n, _ in seen.candidates.get((zone, name), ())]
+                names = dict.fromkeys([*seen.alternatives.get((zone, name), ()), *faint])
             gone = [n for n in names if expected[(zone, n)] > now[(zone, n)]]
             tries += [(rank, zone, name, n) for rank, n in enumerate(gone)]
         unexplained = None
