@@ -30,6 +30,12 @@ MIN_DELTA = 5.0
 
 
 PARTIAL_AFTER_S = 1.0  # something moving over the table this long: read the parts still
+# A card laid on a pile over a card much like it (an ace of spades on a five of clubs) changes
+# about 20 thumbnail pixels, a third of the card: under the share of the whole thumbnail
+# (0.2 %, 29 pixels), so the table was not read until the next move covered it (a rendered
+# Dukes Up! discard lost so). Where the camera is calibrated, a change of this share of one
+# card's thumbnail area is worth reading too.
+CARD_CHANGE = 0.2
 
 
 def thumbnail_mask(corners_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -73,6 +79,7 @@ class SettleDetector:
         self.region: np.ndarray | None = None
         self.moved_at: np.ndarray | None = None  # per thumbnail pixel: when it last moved
         self.moving_since: float | None = None
+        self.card_px: float | None = None  # one card's area in thumbnail pixels (calibrated)
 
     @staticmethod
     def small(image: np.ndarray) -> np.ndarray:
@@ -101,11 +108,22 @@ class SettleDetector:
             moved &= region
         return float(np.count_nonzero(moved)) / a.size
 
-    def set_region(self, corners_px: np.ndarray, size: tuple[int, int]) -> None:
+    def set_region(self, corners_px: np.ndarray, size: tuple[int, int], card_px: float | None = None) -> None:
         """Judge motion over the polygon ``corners_px`` (the table, in frame pixels) of a frame
-        of ``size`` (width, height) only."""
+        of ``size`` (width, height) only; ``card_px``: a card's area in frame pixels there."""
         mask = thumbnail_mask(corners_px, size)
         self.region = mask if mask.any() else None
+        self.card_px = None if card_px is None else card_px * (SMALL_WIDTH / size[0]) ** 2
+
+    def worth_reading(self, changed: float) -> bool:
+        """Whether a change (a share of the thumbnail) is enough to read the table again: the
+        share ``change_threshold``, or a fifth of one card where the card's size is known."""
+        if self.previous is None:
+            return changed > self.change_threshold
+        threshold = self.change_threshold * self.previous.size
+        if self.card_px is not None:
+            threshold = min(threshold, CARD_CHANGE * self.card_px)
+        return changed * self.previous.size > threshold
 
     def update(self, image: np.ndarray, t: float) -> MotionReport:
         small = self.small(image)
@@ -129,12 +147,12 @@ class SettleDetector:
             still = (t - self.moved_at) >= self.quiet_s
             if self.region is not None and self.region.shape == still.shape:
                 still &= self.region
-            if self.changed(small, self.reference, delta, still) > self.change_threshold:
+            if self.worth_reading(self.changed(small, self.reference, delta, still)):
                 return MotionReport(motion, moving, False, False, True, still)
         settled = self.quiet_since is not None and t - self.quiet_since >= self.quiet_s
         read_now = settled and (
             self.reference is None
-            or self.changed(small, self.reference, delta, self.region) > self.change_threshold
+            or self.worth_reading(self.changed(small, self.reference, delta, self.region))
         )
         return MotionReport(motion, moving, settled, read_now)
 

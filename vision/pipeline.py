@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from referee.announcements import Announcement
@@ -319,9 +320,12 @@ class CameraReferee:
         m = TABLE_MARGIN_CM
         corners = np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], np.float64)
         size = (image.shape[1], image.shape[0])
-        self.settle.set_region(self.calibration.to_image(corners), size)
-        # Each zone grown by half a card: a card at its edge is covered when an arm is near.
         cw, ch = self.layout.card_size
+        card = self.calibration.to_image(np.array([[w / 2, h / 2], [w / 2 + cw, h / 2],
+                                                   [w / 2 + cw, h / 2 + ch], [w / 2, h / 2 + ch]]))
+        card_px = float(cv2.contourArea(card.astype(np.float32)))
+        self.settle.set_region(self.calibration.to_image(corners), size, card_px)
+        # Each zone grown by half a card: a card at its edge is covered when an arm is near.
         self.zone_masks = {}
         for zone in self.layout.table_zones:
             x0, y0, x1, y1 = zone.rect
