@@ -285,7 +285,7 @@ class TablePlayers:
         # A choice the true game made about then (the camera may have taken a typed draw and a
         # move in another order).
         n = len(camera.history)
-        for off in (0, -1, 1, -2, 2, -3, 3):
+        for off in sorted(range(-NEAR, NEAR + 1), key=abs):
             if 0 <= n + off < len(self.true_moves) and self.true_moves[n + off] in pending.moves:
                 return pending.moves.index(self.true_moves[n + off]) + 1
         # The true game once it had made the move asked about.
@@ -298,14 +298,23 @@ class TablePlayers:
             if self.game.outcome_key(self.game.apply(camera.state, move).state) == key:
                 return i
         # The camera named a card otherwise: what the players did, whatever the card's name
-        # (a flip rather than a play), else the same kind of move.
-        done = self.true_moves[made - 1].to_json()
-        for same in (lambda m: _without_cards(m) == _without_cards(done),
-                     lambda m: m["event"] == done.get("event")):
-            hits = [i for i, m in enumerate(pending.moves, 1) if same(m.to_json())]
-            if hits:
-                return hits[0]
+        # (a flip rather than a play, a discard from the hand), else the same kind of move; the
+        # true move made then first, or one made about then (the camera may have seen a move
+        # before the players typed the draws that came before it).
+        near = [made - 1] + [n + off for off in sorted(range(-3, 4), key=abs) if n + off != made - 1]
+        done = [self.true_moves[k].to_json() for k in near if 0 <= k < len(self.true_moves)]
+        for same in (lambda m, d: _without_cards(m) == _without_cards(d),
+                     lambda m, d: m["event"] == d.get("event")):
+            for d in done:
+                hits = [i for i, m in enumerate(pending.moves, 1) if same(m.to_json(), d)]
+                if hits:
+                    return hits[0]
         return None
+
+
+# How far from the camera's count of moves the players look for the move a question is about:
+# the camera may lag the game by the moves it missed (two discards between two settled tables).
+NEAR = 8
 
 
 def _without_cards(move: dict) -> dict:
