@@ -543,12 +543,6 @@ class EventInference:
                 self._correct(correction, result)
             elif renamed is not None:
                 changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
-            elif (kept := self._stayed_plan(seen, None, True)) is not None and kept.plan is not None:
-                # A card read by a name the rules refuse where it lies, the card that lay there
-                # among its faint names or read by that name before: that card, misread (a court
-                # card of a design the detector cannot name: a hero KH read JH at 0.47, KH at
-                # 0.06; a Royal Shuffle king laid as JH, the rules chose KH, then read JH surely).
-                seen, changes, plan, result.read_as = kept.seen, kept.changes, kept.plan, kept.read_as
         # The last resorts try many names: not again on the same table the game did not explain.
         attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
         if plan is None and not found and attempt != self._unexplained:
@@ -556,6 +550,13 @@ class EventInference:
             if reread is not None:
                 seen, changes, plan = reread.seen, reread.changes, reread.plan
                 self._reread(reread, result)
+            elif (kept := self._stayed_plan(seen, None, True)) is not None and kept.plan is not None:
+                # A card read by a name the rules refuse where it lies, the card that lay there
+                # among its faint names or read by that name before: that card, misread (a court
+                # card of a design the detector cannot name: a hero KH read JH at 0.47, KH at
+                # 0.06; a Royal Shuffle king laid as JH, the rules chose KH, then read JH
+                # surely). Before any unseen name: a card seldom changes where it lies.
+                seen, changes, plan, result.read_as = kept.seen, kept.changes, kept.plan, kept.read_as
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
         self._contradicted = contradicted if plan is None else set()
