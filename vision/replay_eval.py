@@ -161,6 +161,11 @@ class CheckAnswers:
         return {f"checks_{k}": v for k, v in asdict(self).items()}
 
 
+# How far from the camera's count of moves the players look for the move a question is about:
+# the camera may lag the game by the moves it missed (two discards between two settled tables).
+NEAR = 8
+
+
 class TablePlayers:
     """The players of a rendered game, at the table while it is replayed: what ``cardref live``
     leaves to them, done as the true game went.
@@ -310,11 +315,6 @@ class TablePlayers:
                 if hits:
                     return hits[0]
         return None
-
-
-# How far from the camera's count of moves the players look for the move a question is about:
-# the camera may lag the game by the moves it missed (two discards between two settled tables).
-NEAR = 8
 
 
 def _without_cards(move: dict) -> dict:
