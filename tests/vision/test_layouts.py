@@ -474,7 +474,8 @@ def test_a_card_that_comes_out_of_hiding_again_is_named_anew():
     last_out: dict[str, int] = {}
     for seq, obs in enumerate(inference.referee.fed):
         into_view = obs.dst is not None and obs.dst not in hidden
-        if obs.card is not None and into_view and (obs.src is None or obs.src in hidden or obs.src == obs.dst):
+        came_out = obs.src is None or obs.src in hidden or obs.src == obs.dst
+        if obs.card is not None and into_view and came_out:
             last_out[str(obs.card)] = seq
     again = [c for c in last_out if sum(1 for o in inference.referee.fed if str(o.card) == c) > 3]
     assert len(again) > 5
