@@ -116,8 +116,8 @@ class SettleDetector:
         self.card_px = None if card_px is None else card_px * (SMALL_WIDTH / size[0]) ** 2
 
     def worth_reading(self, changed: float) -> bool:
-        """Whether a change (a share of the thumbnail) is enough to read the table again: the
-        share ``change_threshold``, or a fifth of one card where the card's size is known."""
+        """Whether a change (a share of the thumbnail) is enough to read the settled table
+        again: the share ``change_threshold``, or a fifth of one card where its size is known."""
         if self.previous is None:
             return changed > self.change_threshold
         threshold = self.change_threshold * self.previous.size
@@ -147,7 +147,10 @@ class SettleDetector:
             still = (t - self.moved_at) >= self.quiet_s
             if self.region is not None and self.region.shape == still.shape:
                 still &= self.region
-            if self.worth_reading(self.changed(small, self.reference, delta, still)):
+            # (The share alone here: a part of the table read while an arm moves is read
+            # again once it settles, and reading it at every small change under a passing arm
+            # kept a drawn card's only still moment from being read, a whole turn lost.)
+            if self.changed(small, self.reference, delta, still) > self.change_threshold:
                 return MotionReport(motion, moving, False, False, True, still)
         settled = self.quiet_since is not None and t - self.quiet_since >= self.quiet_s
         read_now = settled and (
