@@ -941,7 +941,7 @@ class EventInference:
                 continue  # a card put on a pile hides the one it covers: no sign of a misread
             if sure:
                 lay = [c for (z, c), n in expected.items() if z == zone and n]
-                names = {c: None for c in lay if self.context.camera_name(c) == name}
+                names = dict.fromkeys(c for c in lay if self.context.camera_name(c) == name)
             else:
                 faint = [n for n, _ in seen.candidates.get((zone, name), ())]
                 names = dict.fromkeys([*seen.alternatives.get((zone, name), ()), *faint])

@@ -79,7 +79,7 @@ class SettleDetector:
         self.region: np.ndarray | None = None
         self.moved_at: np.ndarray | None = None  # per thumbnail pixel: when it last moved
         self.moving_since: float | None = None
-        self.card_px: float | None = None  # one card's area in thumbnail pixels (calibrated)
+        self.card_share: float | None = None  # one card's share of the thumbnail (calibrated)
 
     @staticmethod
     def small(image: np.ndarray) -> np.ndarray:
@@ -111,19 +111,17 @@ class SettleDetector:
     def set_region(self, corners_px: np.ndarray, size: tuple[int, int], card_px: float | None = None) -> None:
         """Judge motion over the polygon ``corners_px`` (the table, in frame pixels) of a frame
         of ``size`` (width, height) only; ``card_px``: a card's area in frame pixels there."""
-        mask = thumbnail_mask(corners_px, size)
+        mask = thumbnail_mask(corners_px, size)  # the thumbnail's shape
         self.region = mask if mask.any() else None
-        self.card_px = None if card_px is None else card_px * (SMALL_WIDTH / size[0]) ** 2
+        self.card_share = None if card_px is None else card_px * (SMALL_WIDTH / size[0]) ** 2 / mask.size
 
     def worth_reading(self, changed: float) -> bool:
         """Whether a change (a share of the thumbnail) is enough to read the settled table
         again: the share ``change_threshold``, or a fifth of one card where its size is known."""
-        if self.previous is None:
-            return changed > self.change_threshold
-        threshold = self.change_threshold * self.previous.size
-        if self.card_px is not None:
-            threshold = min(threshold, CARD_CHANGE * self.card_px)
-        return changed * self.previous.size > threshold
+        threshold = self.change_threshold
+        if self.card_share is not None:
+            threshold = min(threshold, CARD_CHANGE * self.card_share)
+        return changed > threshold
 
     def update(self, image: np.ndarray, t: float) -> MotionReport:
         small = self.small(image)

@@ -224,7 +224,6 @@ def test_a_card_whose_likely_names_a_card_elsewhere_took_keeps_a_fainter_one():
     assert [n for n, _ in state.candidates[("flop_1", "KC")][:2]] == ["JC", "QC"]
 
 
-
 def pile_frames(art: Art) -> list[np.ndarray]:
     """640x360 frames: a five of clubs on a pile; an ace of spades slides in over it (frames
     30-44) and lies still for a second; a three of spades follows it (75-89)."""
