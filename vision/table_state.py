@@ -136,19 +136,29 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
         zone = zone_for(layout, x, y, landscape)
         name = CLASSES[int(detections.class_id[i])]
         z = None if zone is None else layout.zones[zone]
-        if name == BACK and z is not None and z.face == "up" and not z.backs:
-            faint = (
-                detections.presence is not None
-                and detections.class_probs is not None
-                and detections.presence[i] < FAINT_BACK_PRESENCE
-                and detections.class_probs[i, CLASSES.index(BACK)] >= SURE_BACK
-            )
-            if faint:
+        if z is not None and z.face == "up" and not z.backs:
+            if outline(detections, i):
                 continue  # the printed outline of an empty zone, taken for a card's back
-            name = best_face(detections, i) or name
+            if name == BACK:
+                name = best_face(detections, i) or name
         probs = None if detections.class_probs is None else detections.class_probs[i]
         seen.append(SeenCard(name, zone, (float(x), float(y)), float(detections.confidence[i]), probs))
     return seen
+
+
+def outline(detections: Detections, i: int) -> bool:
+    """Whether box ``i`` is a zone's printed outline rather than a card: a box too faint to
+    hold a card (``FAINT_BACK_PRESENCE``) read surely as a back, or as a back more than as any
+    face with no face worth trying (``ALTERNATIVE_P``; an empty discard pile's outline at
+    640x360: back 0.45, presence 0.3, its best face 0.04; a guyenne queen read as a hesitant
+    back named faces likelier)."""
+    if detections.presence is None or detections.class_probs is None:
+        return False
+    probs, back = detections.class_probs[i], CLASSES.index(BACK)
+    if detections.presence[i] >= FAINT_BACK_PRESENCE:
+        return False
+    faces = np.delete(probs, back)
+    return bool(probs[back] >= SURE_BACK or (probs.argmax() == back and faces.max() < ALTERNATIVE_P))
 
 
 def best_face(detections: Detections, i: int) -> str | None:

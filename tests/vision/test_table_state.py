@@ -65,21 +65,29 @@ def test_true_boxes_land_in_their_zones(art, seed, yaw):
 def test_a_back_read_in_a_face_up_zone_is_its_likeliest_face_or_nothing_if_faint(art):
     """A card read as a back where cards lie face up is named by its likeliest face (a court
     card the classifier took for a back); from a box unsure to hold a card at all (presence
-    under FAINT_BACK_PRESENCE), it is the zone's printed outline and is not a card."""
+    under FAINT_BACK_PRESENCE), read surely as a back or as a back more than any face with none
+    worth trying, it is the zone's printed outline and is not a card."""
     camera, labels = rendered_layout(art, 1, 0)
     cal = Calibration(camera.homography(), (1280, 960), "markers", 0.0)
     card = next(lb for lb in labels if LAYOUT.zones[lb.zone].face == "up" and lb.cls != "BACK")
     probs = np.full((1, len(CLASSES)), 0.001, np.float32)
     probs[0, CLASS_ID["BACK"]], probs[0, CLASS_ID[card.cls]] = 0.8, 0.1
 
-    def read(presence: float) -> list:
+    def read(presence: float, back: float = 0.8, face: float = 0.1) -> list:
+        probs[0, CLASS_ID["BACK"]], probs[0, CLASS_ID[card.cls]] = back, face
+        named = CLASS_ID["BACK"] if back >= 0.5 else CLASS_ID[card.cls]  # a hesitant back: a face
         box = np.array([card.box], np.float32)
-        found = Detections(box, np.array([presence], np.float32), np.array([CLASS_ID["BACK"]]), probs,
+        found = Detections(box, np.array([presence], np.float32), np.array([named]), probs,
                            np.array([presence], np.float32))
         return [(s.name, s.zone) for s in place(found, cal, LAYOUT)]
 
     assert read(0.85) == [(card.cls, card.zone)]
     assert read(0.35) == []
+    # A back more likely than any face, though under SURE_BACK, and no face worth trying: an
+    # outline too (an empty discard pile's, at 640x360); with a face worth trying, a card.
+    assert read(0.3, back=0.45, face=0.04) == []
+    assert read(0.3, back=0.45, face=0.2) == [(card.cls, card.zone)]
+    assert read(0.85, back=0.45, face=0.04) == [(card.cls, card.zone)]
 
 
 def test_read_table_names_each_card_once_and_counts_backs():
