@@ -69,6 +69,10 @@ RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than it
 # Cards changed at most for the camera to search the steps it missed: a lost read merges two
 # or three moves; more is another table (a video restarted, a game put away), not a miss.
 MAX_RECOVERED_CARDS = 4
+# A typed move that waits for the camera and that the referee refuses waits through this many
+# reads that fed moves (the camera a settled table or two behind the players), then is refused.
+HELD_READS = 2
+BEHIND = "the camera has not read the table since"  # why a typed move the referee accepts waits
 
 
 def remove_last(cards: list[Card], card: Card) -> None:
@@ -230,6 +234,20 @@ class Result:
     question: RecoveryQuestion | None = None  # several explanations: the players choose
 
 
+@dataclass
+class Held:
+    """A typed move waiting for the camera to feed the moves made before it, until its next read
+    of the table: the referee may have refused it then (a draw typed before the camera saw the
+    discard that ended the other player's turn: "It is red's turn"), or accepted it wrongly
+    (as ending that turn before a second discard). Why it waits, when it was typed, and the
+    reads it has waited through."""
+
+    obs: Observation
+    why: str
+    t: float | None = None  # when it was typed (video seconds)
+    reads: int = 0
+
+
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
     """(zone, card name) -> how many the camera should see: a face-up pile shows its top,
     a spread every card, a face-down or off-table zone nothing."""
@@ -353,6 +371,10 @@ class EventInference:
         # Whether players answer questions (live, or a replay with its players): then a card
         # gone from view that legal moves put in two places is asked about, not guessed.
         self.ask_readings = False
+        self.held: list[Held] = []  # typed moves waiting for the camera to catch up, in order
+        # When each table zone last moved before the read being fed (video seconds), where the
+        # camera tells: the held moves go between the camera's moves in that order.
+        self._times: dict[str, float] | None = None
 
     @property
     def referee(self) -> Referee:
@@ -487,9 +509,19 @@ class EventInference:
         return tuple(asked + rest)
 
     # ---- feeding the referee -----------------------------------------------------------
-    def update(self, seen: TableState) -> Result:
+    def update(self, seen: TableState, times: dict[str, float] | None = None,
+               since: float | None = None) -> Result:
+        """Feed the referee what changed between the last table and ``seen``; ``times``: when
+        each layout zone last moved (places the moves typed meanwhile among the camera's),
+        ``since``: when the table before was read (a zone still since keeps its card)."""
+        self._times = times
+        seen = self._unmoved(seen, since)
         result = Result()
         self.question = self._question_seen = None  # a new table supersedes an open question
+        if self.held and self.referee.pending is None:
+            self._held_first(seen, result)
+            if self.referee.pending is not None:
+                return result  # the camera's moves before them asked: the rest after the answer
         raw, seen = seen, self._aliased(seen, self.context)
         changes, plan = self._read(seen, self.context)
         contradicted = self._surely_contradicted(raw) if plan is None else set()
@@ -584,17 +616,23 @@ class EventInference:
         if plan is None:  # no order explains everything: take what the rules explain
             partial = self._greedy(changes)
             plan, unexplained = partial.plan, partial.unexplained
-        for obs in plan:
+        self._feed_held(result, plan)  # typed before the camera's moves, where they stay legal
+        for k, obs in enumerate(plan):
+            if self.referee.pending is not None:
+                break  # an ASK is open: the rest waits for the answer
             seq = len(self.referee.fed)
             notes = self.referee.feed(obs)
             result.fed.append((obs, notes))
             result.seq.append(seq)
             self._remember_naming(obs, seq, seen, result.read_as)
             self._move(obs, self.context)
-            if self.referee.pending is not None:
-                break  # an ASK is open: the rest waits for the answer
+            if self.referee.pending is None:
+                self._feed_held(result, plan[k + 1 :])
         for obs in carried:
             self._move(obs, self.context)
+        self._feed_held(result, [])
+        if plan:
+            self._expire_held(result)
         self._sync_hidden()
         # A card gone from view with nowhere legal to have gone was most likely missed by the
         # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
@@ -1076,15 +1114,21 @@ class EventInference:
         result.fed.append((reread.rename, self.referee.feed(reread.rename)))
         result.seq.append(None)
 
-    def _sync_hidden(self) -> None:
+    def _sync_hidden(self, ctx: Context | None = None, sees: TableState | None = None) -> None:
         """Follow the referee for cards the camera cannot see move: a card under a pile's top
         or in a face-down pile that the referee has sent to a face-down or off-table zone
         (the old fortification slid out from under the new one, the discard pile turned over
         as the draw pile), or a card from a face-down zone that a typed observation put in
-        view. Cards in view are never moved here: the camera tells about them."""
-        ref = Counter((z, str(c)) for z, cs in self.context.referee_zones().items() for c in cs)
-        phys = Counter((z, str(c)) for z, cs in self.physical.items() for c in cs)
-        view = visible(self.layout, self.physical)
+        view. Cards in view are never moved here: the camera tells about them; but those it no
+        longer ``sees`` there, where given (moves typed while it was behind have just been
+        fed), follow the referee too. ``ctx``: a trial's context instead of the committed one."""
+        ctx = ctx or self.context
+        physical = ctx.physical
+        ref = Counter((z, str(c)) for z, cs in ctx.referee_zones().items() for c in cs)
+        phys = Counter((z, str(c)) for z, cs in physical.items() for c in cs)
+        view = visible(self.layout, physical)
+        if sees is not None:
+            view = view & seen_counts(sees)
         deficit = ref - phys
         for (zone, name), surplus in (phys - ref).items():
             # From a face-down zone a card may also go into view: the referee was told of a
@@ -1101,12 +1145,13 @@ class EventInference:
                 )
                 if dest is None:
                     break
-                cards = self.physical[zone]
-                hidden = range(len(cards)) if zone in self.hidden_zones else range(len(cards) - 1)
+                cards = physical[zone]
+                under = [*range(len(cards) - 1), *([len(cards) - 1] if sees is not None else [])]
+                hidden = range(len(cards)) if zone in self.hidden_zones else under
                 i = next(i for i in hidden if str(cards[i]) == name)
-                self.physical.setdefault(dest, []).append(cards.pop(i))
+                physical.setdefault(dest, []).append(cards.pop(i))
                 deficit[(dest, name)] -= 1
-                if dest not in self.hidden_zones:
+                if dest not in self.hidden_zones and ctx is self.context:
                     self.awaited.add((dest, name))
 
     def _mark_unseen(self, gone: list[Change], seen: TableState) -> None:
@@ -1151,7 +1196,7 @@ class EventInference:
     def _plan(self, changes: list[Change], ctx: Context) -> list[Observation] | None:
         """The first order and reading of the changes that the referee of ``ctx`` accepts
         throughout."""
-        natural = sorted(changes, key=lambda change: self._rank(change, ctx))
+        natural = sorted(changes, key=lambda change: (self._rank(change, ctx), self._changed_at(change)))
         orders = itertools.permutations(natural) if len(natural) <= MAX_PERMUTED else [natural]
         for order in orders:
             plan = self._accepted(list(order), ctx)
@@ -1226,8 +1271,132 @@ class EventInference:
                 break
         ctx.physical.setdefault(dst, []).append(obs.card)
 
-    def answer(self, obs: Observation) -> list[Announcement]:
-        """An answer typed or keyed by a player (or a non-table observation such as end_turn)."""
+    def _held_first(self, seen: TableState, result: Result) -> None:
+        """The typed moves that waited for this read, fed in their time among the camera's
+        changes (``_held_step``), as long as that reads."""
+        while self.held and self.referee.pending is None and self._held_step(seen, result):
+            pass
+
+    def _held_step(self, seen: TableState, result: Result) -> bool:
+        """The camera's changes whose zones last moved before the first waiting typed move
+        (``_times``), then the typed moves made before its next change, where the referee
+        accepts them so and the rest of the table then reads as legal moves (a draw that turns
+        the discard pile over as the draw pile, then a discard): fed, True. Else nothing (they
+        go in between the camera's moves where the referee accepts them, ``_feed_held``). The
+        order matters where the rules accept both: a draw typed by the next player ends a
+        turn that may go on with a second discard."""
+        changes = self.changes(self._aliased(seen, self.context), self.context)
+        typed = self.held[0].t
+        times = {id(c): self._changed_at(c) for c in changes}
+        timed = typed is not None and self._times is not None
+        earlier = [c for c in changes if timed and times[id(c)] < typed]
+        after = min((times[id(c)] for c in changes if timed and times[id(c)] >= typed), default=math.inf)
+        group = [h for h in self.held if h.t is None or h.t < after]
+        ctx = Context(self.context.trial(), {z: list(cs) for z, cs in self.physical.items()}, self.named)
+        before = self._plan(earlier, ctx) if earlier else []
+        if before is None:
+            return False
+        for obs in before:
+            ctx.referee.feed(obs)
+            self._move(obs, ctx)
+        n = 0
+        while (ctx.referee.pending is None and n < len(group)
+               and not any(a.kind == "REJECT" for a in ctx.referee.feed(group[n].obs))):
+            n += 1
+        if n == 0 and not before:
+            return False
+        self._sync_hidden(ctx, sees=self._aliased(seen, ctx))
+        # The rest must read as legal moves; a card gone from view may be one the referee put
+        # out of sight meanwhile (turned over with the discard pile), followed as ever.
+        rest = [c for c in self.changes(self._aliased(seen, ctx), ctx) if not c.vanished]
+        if ctx.referee.pending is None and rest and self._plan(rest, ctx) is None:
+            return False
+        aliased = self._aliased(seen, self.context)
+        for obs in before:
+            seq = len(self.referee.fed)
+            result.fed.append((obs, self.referee.feed(obs)))
+            result.seq.append(seq)
+            self._remember_naming(obs, seq, aliased, result.read_as)
+            self._move(obs, self.context)
+        for held in self.held[:n]:
+            result.seq.append(len(self.referee.fed))
+            result.fed.append((held.obs, self.referee.feed(held.obs)))
+        del self.held[:n]
+        self._sync_hidden(sees=self._aliased(seen, self.context))
+        return n > 0
+
+    def _unmoved(self, seen: TableState, since: float | None) -> TableState:
+        """A pile's top read unsurely by another name where nothing moved since the last read:
+        the card that lay there, misread (a guyenne `KS`, read `KC` at 0.2 a moment after it
+        was read `KS`, was fed as a discard, and the turn ended with it)."""
+        if self._times is None or since is None:
+            return seen
+        view = visible(self.layout, self.physical)
+        renames = []
+        for zone, names in seen.cards.items():
+            z = self.layout.zones.get(zone)
+            if z is None or z.kind != "pile" or len(names) != 1 or self._times.get(zone, math.inf) > since:
+                continue
+            top = [n for (at, n), k in view.items() if at == zone and k]
+            name = names[0]
+            if len(top) == 1 and top[0] != name and seen.likelihood.get((zone, name), 1.0) < UNSURE_NAMING:
+                renames.append((zone, name, top[0]))
+        out = renamed(seen, renames, keep_doubts=True) if renames else None
+        return seen if out is None else out
+
+    def _changed_at(self, change: Change) -> float:
+        """About when ``change`` happened: when the camera last saw the face-up zone it went to
+        move, else the one it left (where it came from may have been stirred since, a pile
+        turned over; a side the camera guesses tells nothing); -inf where it does not tell."""
+        if self._times is None:
+            return -math.inf
+        for k in (1, 0):  # where it went, else where it left (not a guessed side)
+            side = {self.layout.lies_in(pair[k]) for pair in change.readings if pair[k]}
+            zone = side.pop() if len(side) == 1 else None
+            if zone in self._times and self.layout.zones[zone].face == "up":
+                return self._times[zone]
+        return -math.inf
+
+    def _feed_held(self, result: Result, rest: list[Observation]) -> None:
+        """Feed the typed moves that wait for the camera, in the order typed, as long as the
+        referee accepts them here and the camera's moves still to feed (``rest``) after them:
+        they were made before those (the earliest such place is the one they were made at)."""
+        while self.held and self.referee.pending is None:
+            obs = self.held[0].obs
+            trial = self.context.trial()
+            if any(a.kind == "REJECT" for a in trial.feed(obs)):
+                return
+            if any(any(a.kind == "REJECT" for a in trial.feed(o)) for o in rest):
+                return
+            self.held.pop(0)
+            result.seq.append(len(self.referee.fed))
+            result.fed.append((obs, self.referee.feed(obs)))
+
+    def _expire_held(self, result: Result) -> None:
+        """After a read that fed moves: a typed move that has waited through ``HELD_READS`` such
+        reads is fed anyway, and refused (the players hear why); not while a question is open."""
+        for held in list(self.held):
+            if self.referee.pending is not None:
+                return
+            held.reads += 1
+            if held.reads >= HELD_READS:
+                self.held.remove(held)
+                result.seq.append(len(self.referee.fed))
+                result.fed.append((held.obs, self.referee.feed(held.obs)))
+
+    def answer(self, obs: Observation, behind: bool = False, t: float | None = None) -> list[Announcement]:
+        """An answer typed or keyed by a player (or a non-table observation such as end_turn).
+        A typed move waits for the camera (``held``; nothing is fed, []) when the referee
+        refuses it now, or, no question open, when the camera is ``behind`` (the table changed
+        since it last read it) or others wait: the camera may not have fed the moves made
+        before it. ``t``: when it was typed (video seconds)."""
+        if obs.type not in ("answer", "rename"):
+            refused = [a.text for a in self.context.trial().feed(obs) if a.kind == "REJECT"]
+            # (With a question open, only what it refuses: a typed move may answer it.)
+            if refused or (self.referee.pending is None and (self.held or behind)):
+                why = refused[0] if refused else BEHIND
+                self.held.append(Held(obs, why, t))
+                return []
         notes = self.referee.feed(obs)
         if obs.type == "rename" and not any(a.kind == "REJECT" for a in notes):
             old, new = str(obs.card), str(obs.data["as"])

@@ -24,7 +24,7 @@ from referee.observations import Observation
 from vision.calibration import Calibration, drift_px, from_markers
 from vision.detector.detections import Detections
 from vision.detector.detections_io import to_record
-from vision.events import UNSURE_NAMING, EventInference, Result
+from vision.events import BEHIND, UNSURE_NAMING, EventInference, Result
 from vision.layout import Layout
 from vision.motion import SettleDetector, thumbnail_mask
 from vision.start_layout import from_start_cards
@@ -44,7 +44,8 @@ TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card la
 class Event:
     """One thing worth telling: ``kind`` is observation, announcement, read, desync, resync,
     recovered (steps the camera missed, fed), question (which missed steps happened),
-    calibrated, drift, lost or resumed."""
+    waiting (a typed move kept until the camera catches up), calibrated, drift, lost or
+    resumed."""
 
     kind: str
     time: float
@@ -132,6 +133,10 @@ class CameraReferee:
         self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
         self.last_seen: list[SeenCard] = []  # the cards of the last table's last read
         self.markers_in_view = False  # at the last drift check
+        # When the last two tables were read (video seconds): a zone still since the one
+        # before keeps its card, however the camera names it now.
+        self.read_at: float | None = None
+        self.read_before: float | None = None
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -177,6 +182,7 @@ class CameraReferee:
             table = table.kept_under(self.table, self.covered)  # an arm over the rest
             data["covered"] = sorted(self.covered)
         self.table, self.vote, self.covered = table, None, None
+        self.read_before, self.read_at = self.read_at, t
         events.append(Event("read", t, index, "table read", data={**self.table.to_json(), **data}))
         return events + self._infer(index, t)
 
@@ -212,7 +218,17 @@ class CameraReferee:
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
-        return self._report(self.inference.update(self.table), index, t)
+        update = self.inference.update(self.table, self._zone_times(), self.read_before)
+        return self._report(update, index, t)
+
+    def _zone_times(self) -> dict[str, float] | None:
+        """When the camera last saw each table zone move (video seconds): where typed moves go
+        among the camera's."""
+        moved = self.settle.moved_at
+        if moved is None or not self.zone_masks:
+            return None
+        masks = self.zone_masks.items()
+        return {z: float(moved[m].max()) for z, m in masks if m.shape == moved.shape and m.any()}
 
     def _report(self, result: Result, index: int, t: float) -> list[Event]:
         """The events of one inference result: what was fed, with the names' probabilities."""
@@ -286,8 +302,21 @@ class CameraReferee:
         return [n for n in names if n not in (fed, read)][:OFFERED_NAMES]
 
     def answer(self, obs: Observation, index: int, t: float) -> list[Event]:
-        """A typed or keyed answer to an ASK (or end_turn); then what waited for it."""
-        notes = self.inference.answer(obs)
+        """A typed or keyed answer to an ASK (or end_turn); then what waited for it.
+
+        A typed move (a draw into a hand) waits for the camera's next look at the table, read
+        at once however little it changed (``EventInference.held``): the camera may not have
+        fed the moves made before it, such as a discard that ended the other player's turn,
+        read late because it changed few pixels. Told only when the referee refuses it now."""
+        held = len(self.inference.held)
+        notes = self.inference.answer(obs, behind=self.calibration is not None, t=t)
+        if len(self.inference.held) > held:
+            self.settle.force_read()
+            why = self.inference.held[-1].why
+            if why == BEHIND:
+                return []
+            text = f"{obs.short()}: waits for the camera to see the moves before it ({why})"
+            return [Event("waiting", t, index, text, data=obs.to_json())]
         events = [Event("observation", t, index, obs.short(), data=obs.to_json(), observation=obs)]
         events += [Event("announcement", t, index, a.text, data=a.to_json(), announcement=a) for a in notes]
         if self.table is not None and self.referee.pending is None:

@@ -184,18 +184,25 @@ def table_as_typed(truth: Referee) -> Observation:
     return Observation.of("table", melds=["+".join(map(str, cs)) for cs in melds.values()])
 
 
-def answer_for(camera: Referee, truth: Referee) -> int:
+def answer_for(camera: Referee, truth: Referee, outcomes: dict[int, str] | None = None) -> int:
     """The choice of the camera's open ASK that is what the players did: the truth's last move,
     or the one that leaves the game as the truth's (Dukes Up!'s table readings name melds
-    differently)."""
+    differently), or as it was about when it had made one move more than the camera
+    (``outcomes``: the truth's outcome key by its number of moves; the camera may be behind)."""
     assert camera.pending is not None
     moves, game = camera.pending.moves, camera.game
     if truth.history and truth.history[-1] in moves:
         return moves.index(truth.history[-1]) + 1
-    key = truth.game.outcome_key(truth.state)
-    same = [i for i, m in enumerate(moves, 1) if game.outcome_key(game.apply(camera.state, m).state) == key]
-    assert same, f"no choice of {camera.pending.labels} is what was played"
-    return same[0]
+    keys = [truth.game.outcome_key(truth.state)]
+    n = len(camera.history)  # the camera's moves may be counted otherwise (a table typed)
+    near = sorted(range(n - 2, n + 4), key=lambda m: abs(m - n - 1))
+    keys += [outcomes[m] for m in near if m in (outcomes or {})]
+    after = [game.outcome_key(game.apply(camera.state, m).state) for m in moves]
+    for key in keys:
+        same = [i for i, k in enumerate(after, 1) if k == key]
+        if same:
+            return same[0]
+    raise AssertionError(f"no choice of {camera.pending.labels} is what was played")
 
 
 def follow(
@@ -205,6 +212,8 @@ def follow(
     asked: list[int] | None = None,
     look: Callable[[TableState, dict[str, list[Card]]], None] | None = None,
     followed: list[EventInference] | None = None,
+    missed: Callable[[Observation, Referee], bool] | None = None,
+    waited: list[Observation] | None = None,
 ) -> int:
     """Play ``seed``'s simulated game; a camera that sees only the layout's face-up zones feeds
     event inference, and what it cannot see (answers, dice, hands, hidden draws, a card moved
@@ -216,7 +225,10 @@ def follow(
     seen, and the players type the whole table (``table melds=...``) as the spec's protocol
     has it; the games must end the same but for the names of the melds.
     ``look`` may change what the camera reads of the physical table (a misread) at each settle;
-    ``followed`` receives the event inference."""
+    ``followed`` receives the event inference. After a seen move for which ``missed`` is true
+    (given the truth after it) the camera misses every settled table until the next seen move
+    (an arm over the table): what the players type meanwhile comes before the camera has
+    caught up; ``waited`` receives what the camera's referee kept waiting for the camera."""
     layout = load_layout(game)
     truth, camera = Referee(load_game(game)), Referee(load_game(game))
     sim = simulator(truth.game, seed)
@@ -225,13 +237,15 @@ def follow(
         followed.append(inference)
     physical = {z: list(cs) for z, cs in inference.physical.items()}
     hidden = [z.id for z in layout.zones.values() if z.id not in seen_zones(layout)]
-    played = 0
+    played, lagging = 0, False
+    outcomes: dict[int, str] = {}  # the truth's outcome key after each number of its moves
+    moved: dict[str, float] = {}  # when each layout zone last changed (an observation's index)
 
     def settle(i: int, obs) -> None:
         view = camera_view(layout, physical)
         if look is not None:
             look(view, physical)
-        result = inference.update(view)
+        result = inference.update(view, dict(moved))
         assert result.desync is None, f"{game} seed {seed} observation {i} ({obs.short()}): {result.desync}"
         for fed, notes in result.fed:
             rejects = [a.text for a in notes if a.kind == "REJECT"]
@@ -241,7 +255,7 @@ def follow(
             # asks, and the players answer with what they did.
             if asked is not None:
                 asked.append(i)
-            notes = inference.answer(Observation.answer(answer_for(camera, truth)))
+            notes = inference.answer(Observation.answer(answer_for(camera, truth, outcomes)))
             assert not any(a.kind == "REJECT" for a in notes), notes
             settle(i, obs)
         # The camera may lag (a card slid out from under a pile's top shows later), never run
@@ -254,6 +268,7 @@ def follow(
             typed_asked = truth.pending is not None  # (not Houska's "answer defeat": no ASK is open)
             notes = truth.feed(obs)
             assert not any(a.kind == "REJECT" for a in notes)
+            outcomes.setdefault(len(truth.history), truth.game.outcome_key(truth.state))
             src = lies_in(layout, obs.src) if obs.src else None
             dst = lies_in(layout, obs.dst) if obs.dst else None
             seen = {src, dst} & seen_zones(layout)
@@ -273,24 +288,34 @@ def follow(
                 elif not up:  # turned face down where it lay (Houska's nullify): out of view
                     take(physical, obs.card, src, hidden)
                     physical.setdefault(hidden[0], []).append(obs.card)
-                settle(played, obs)
+                moved.update({z: played for z in (src, dst) if z in seen_zones(layout)})
+                lagging = missed is not None and missed(obs, truth)
+                if not lagging:
+                    settle(played, obs)
             elif obs.type != "answer" and obs.card is not None and not obs.src and dst in seen_zones(layout):
                 # A card put in view from where the camera cannot tell (Royal Shuffle's
                 # ``placed``): the camera sees it arrive, and feeds the game's observation.
                 take(physical, obs.card, hidden[0], hidden)
                 physical.setdefault(dst, []).append(obs.card)
+                moved[dst] = played
                 settle(played, obs)
             elif obs.type == "answer" and typed_asked and camera.pending is None:
                 pass  # the typed referee asks what the camera saw (which slot a card lay in)
             else:  # what a camera cannot see is typed or keyed by a player
-                notes = inference.answer(obs)
+                notes = inference.answer(obs, behind=lagging, t=played + 0.5)  # typed after it
                 assert not any(a.kind == "REJECT" for a in notes), f"{obs.short()}: {notes}"
+                if waited is not None and inference.held and inference.held[-1].obs is obs:
+                    waited.append(obs)
                 zones = truth.game.cards_by_zone(truth.state) or {}
+                was = {z: list(cs) for z, cs in physical.items()}
                 turned_up(layout, physical, zones, hidden)
                 turned_over(layout, physical, zones, hidden)
-                if camera.pending is None or truth.pending is None:
+                moved.update({z: played for z in seen_zones(layout) if physical.get(z, []) != was.get(z, [])})
+                if not lagging and (camera.pending is None or truth.pending is None):
                     settle(played, obs)  # what waited for the answer, or an ASK to answer
             played += 1
+    if lagging:
+        settle(played, None)  # the end of the game, seen at last
     if "table" in layout.zones:  # the same game, the melds maybe named otherwise
         assert camera.pending is None and truth.pending is None
         assert camera.game.outcome_key(camera.state) == truth.game.outcome_key(truth.state)
@@ -373,6 +398,50 @@ def test_camera_referee_follows_whole_dukes_up_games(seed):
     played = follow("dukes_up", seed=seed, max_obs=1000, asked=asked)
     assert played == whole_game_length("dukes_up", seed)
     assert asked  # the camera cannot tell a hand discard from a draw-pile discard
+
+
+def game_observations(game: str, seed: int) -> list[Observation]:
+    """``seed``'s simulated game, played to its end, as its observations."""
+    truth, out = Referee(load_game(game)), []
+    sim = simulator(truth.game, seed)
+    while not truth.game.is_terminal(truth.state):
+        for obs in sim.next_observations(truth.state):
+            truth.feed(obs)
+            out.append(obs)
+    return out
+
+
+def missed_turn_ends(game: list[Observation]) -> Callable[[Observation, Referee], bool]:
+    """A camera that misses the table after a Dukes Up! discard that ends a turn, where the
+    next card it sees move does not land on a discard pile (covering the one missed)."""
+
+    def missed(obs: Observation, truth: Referee) -> bool:
+        player = (obs.dst or "").removeprefix("discard_pile_")
+        if obs.dst == player or truth.state.active == player:
+            return False
+        later = game[truth.observations:]
+        seen = next((o for o in later if o.type == "move" and o.card and not o.card.is_back), None)
+        return seen is not None and not (seen.dst or "").startswith("discard_pile")
+
+    return missed
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_draws_typed_before_the_camera_saw_the_last_turn_end_wait_for_it(seed):
+    """The camera misses the table after every discard that ends a turn (an arm still over the
+    pile) and next
+    sees it after the other player's draws, typed meanwhile, and their first move seen: the
+    referee, a turn behind, refuses the draws ("It is red's turn"), and they wait for the
+    camera, fed between the discard it then sees and the moves after it. Without the wait the
+    draws were refused for good and the hands counted one or two short to the end (a
+    rendered game: seed 1 of the Dukes Up! bench, 7 of 17 announcements)."""
+    followed: list[EventInference] = []
+    waited: list[Observation] = []
+    played = follow("dukes_up", seed=seed, max_obs=1000, followed=followed, waited=waited,
+                    missed=missed_turn_ends(game_observations("dukes_up", seed)))
+    assert played == whole_game_length("dukes_up", seed)
+    assert sum(o.card is not None and o.card.is_back for o in waited) >= 5  # draws among them
+    assert not followed[0].held
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
