@@ -176,15 +176,17 @@ class TablePlayers:
       of them (at most ``RECENT`` back) that put a card in the zone the check names is that
       card, if it still lies there. (The camera may have the card's origin wrong too; a rename
       cannot put that right, and the referee refuses it then.)
-    - They type what the camera cannot see (a draw into a hand, who starts, a hand shown), once
-      they have made it and the camera's referee has caught up with the moves before it.
+    - They type what the camera cannot see (a draw into a hand, who starts, a hand shown) as
+      soon as they have made it, as at a table: the camera's referee keeps a typed move until
+      it has read the table again, and feeds it after the moves it then sees made before it
+      (``EventInference.held``).
     - They answer the referee's questions: the true game's answer where the true referee asked
       the same, else (a question only the camera needs, such as whether a card was flipped or
       played) the choice that is the true game's move about then, or that leaves the game as
       the true one."""
 
     RECENT = 3
-    LAG = 4  # typed anyway once the players are this many observations ahead of it
+    LAG = 4  # an answer the camera never asked for is dropped this many observations after it
 
     def __init__(self, render_dir: Path, layout=None):
         from referee.core import Referee
@@ -266,8 +268,8 @@ class TablePlayers:
                 return None
         elif asked and self.asked_before[k] and camera_moves == self.moves_before[k]:
             pass  # what the players did answers the same question (Royal Crush's invite by=...)
-        elif asked or (camera_moves < self.moves_before[k] and done <= k + self.LAG):
-            return None  # the question first; or the camera has not caught up with the moves before it
+        elif asked:
+            return None  # the question first
         self.typed_done += 1
         return obs
 
@@ -290,9 +292,17 @@ class TablePlayers:
         # A choice the true game made about then (the camera may have taken a typed draw and a
         # move in another order).
         n = len(camera.history)
-        for off in sorted(range(-NEAR, NEAR + 1), key=abs):
-            if 0 <= n + off < len(self.true_moves) and self.true_moves[n + off] in pending.moves:
-                return pending.moves.index(self.true_moves[n + off]) + 1
+        near = [self.true_moves[n + off] for off in sorted(range(-NEAR, NEAR + 1), key=abs)
+                if 0 <= n + off < len(self.true_moves)]
+        for move in near:
+            if move in pending.moves:
+                return pending.moves.index(move) + 1
+        # The same move but for how the table is grouped into melds (Dukes Up!'s discard carries
+        # the table the turn left, which a missed card makes differ).
+        offered = [_without_melds(m.to_json()) for m in pending.moves]
+        for move in near:
+            if (loose := _without_melds(move.to_json())) in offered:
+                return offered.index(loose) + 1
         # The true game once it had made the move asked about.
         made, key = next(((m, k) for m, k in self.outcomes if m > n), (None, None))
         if made is None:
@@ -315,6 +325,10 @@ class TablePlayers:
                 if hits:
                     return hits[0]
         return None
+
+
+def _without_melds(move: dict) -> dict:
+    return {k: v for k, v in move.items() if k != "melds"}
 
 
 def _without_cards(move: dict) -> dict:
