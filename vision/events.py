@@ -375,6 +375,7 @@ class EventInference:
         # When each table zone last moved before the read being fed (video seconds), where the
         # camera tells: the held moves go between the camera's moves in that order.
         self._times: dict[str, float] | None = None
+        self._fed_at: dict[str, float] = {}  # layout zone -> when a move there was last fed
 
     @property
     def referee(self) -> Referee:
@@ -510,12 +511,19 @@ class EventInference:
 
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState, times: dict[str, float] | None = None,
-               since: float | None = None) -> Result:
+               now: float | None = None) -> Result:
         """Feed the referee what changed between the last table and ``seen``; ``times``: when
         each layout zone last moved (places the moves typed meanwhile among the camera's),
-        ``since``: when the table before was read (a zone still since keeps its card)."""
+        ``now``: when ``seen`` was read (a zone still since a move was fed there keeps its
+        card)."""
         self._times = times
-        seen = self._unmoved(seen, since)
+        result = self._update(self._unmoved(seen))
+        for obs, notes in result.fed if now is not None else []:
+            if not any(a.kind == "REJECT" for a in notes):
+                self._fed_at.update({self.layout.lies_in(z): now for z in (obs.src, obs.dst) if z})
+        return result
+
+    def _update(self, seen: TableState) -> Result:
         result = Result()
         self.question = self._question_seen = None  # a new table supersedes an open question
         if self.held and self.referee.pending is None:
@@ -1325,22 +1333,25 @@ class EventInference:
         self._sync_hidden(sees=self._aliased(seen, self.context))
         return n > 0
 
-    def _unmoved(self, seen: TableState, since: float | None) -> TableState:
-        """A pile's top read unsurely by another name where nothing moved since the last read:
-        the card that lay there, misread (a guyenne `KS`, read `KC` at 0.2 a moment after it
-        was read `KS`, was fed as a discard, and the turn ended with it)."""
-        if self._times is None or since is None:
+    def _unmoved(self, seen: TableState) -> TableState:
+        """A pile's top read unsurely by another name where nothing moved since the camera fed
+        the last move there: the card it then read, misread (a guyenne `KS`, read `JC`, then
+        `KC` at 0.2, was fed as a discard of black's, and black's turn ended with it). Not once
+        the pile has moved since: a card laid there may be read by the old one's name."""
+        if self._times is None:
             return seen
         view = visible(self.layout, self.physical)
         renames = []
         for zone, names in seen.cards.items():
             z = self.layout.zones.get(zone)
-            if z is None or z.kind != "pile" or len(names) != 1 or self._times.get(zone, math.inf) > since:
+            if z is None or z.kind != "pile" or len(names) != 1 or zone not in self._fed_at:
                 continue
+            if self._times.get(zone, math.inf) > self._fed_at[zone]:
+                continue  # moved since
             top = [n for (at, n), k in view.items() if at == zone and k]
-            name = names[0]
-            if len(top) == 1 and top[0] != name and seen.likelihood.get((zone, name), 1.0) < UNSURE_NAMING:
-                renames.append((zone, name, top[0]))
+            unsure = seen.likelihood.get((zone, names[0]), 1.0) < UNSURE_NAMING
+            if len(top) == 1 and top[0] != names[0] and unsure:
+                renames.append((zone, names[0], top[0]))
         out = renamed(seen, renames, keep_doubts=True) if renames else None
         return seen if out is None else out
 

@@ -834,19 +834,19 @@ def test_a_table_no_legal_sequence_explains_says_what_to_type_and_resyncs_later(
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_a_pile_top_read_unsurely_by_another_name_where_nothing_moved_is_the_same_card(seed):
-    """A flop read surely, then by the name of a card still in the draw pile, unsurely (0.3),
-    where the camera saw nothing move since the last read: the same card misread, nothing fed
-    (a guyenne `KS` on a discard pile read `KC` at 0.2 was fed as a discard). Had its pile
-    moved since, the read would be a card laid there."""
+    """A flop read, then by the name of a card still in the draw pile, unsurely (0.3), where
+    the camera saw nothing move since it fed the flop: the same card misread, nothing fed (a
+    guyenne `KS` on a discard pile read `KC` at 0.2 was fed as a discard). Had its pile moved
+    since, the read would be a card laid there."""
     results = {}
-    for moved_at in (1.0, 3.0):  # the flop's pile last moved before the last read (2.0), after it
+    for moved_at in (1.0, 3.0):  # the flop's pile last moved before it was read (2.0), after it
         truth, camera, inference, physical, flop, other = first_flop(seed)
-        laid = inference.update(camera_view(physical), {flop.dst: 0.5})
+        laid = inference.update(camera_view(physical), {flop.dst: 1.0}, now=2.0)
         assert [o.short() for o, _ in laid.fed] == [flop.short()]
         misread = camera_view(physical)
         misread.cards[flop.dst] = [other]
         misread.likelihood[(flop.dst, other)] = 0.3
-        results[moved_at] = inference.update(misread, {flop.dst: moved_at}, since=2.0)
+        results[moved_at] = inference.update(misread, {flop.dst: moved_at}, now=4.0)
         if moved_at < 2.0:
             assert camera.snapshot() == truth.snapshot()
     assert results[1.0].fed == [] and results[1.0].desync is None
