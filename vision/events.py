@@ -511,13 +511,13 @@ class EventInference:
 
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState, times: dict[str, float] | None = None,
-               now: float | None = None) -> Result:
+               now: float | None = None, since: float | None = None) -> Result:
         """Feed the referee what changed between the last table and ``seen``; ``times``: when
         each layout zone last moved (places the moves typed meanwhile among the camera's),
-        ``now``: when ``seen`` was read (a zone still since a move was fed there keeps its
-        card)."""
+        ``now``: when ``seen`` was read, ``since``: when the table before it was (a zone still
+        since keeps its card, :meth:`_unmoved`)."""
         self._times = times
-        result = self._update(self._unmoved(seen))
+        result = self._update(self._unmoved(seen, since))
         for obs, notes in result.fed if now is not None else []:
             if not any(a.kind == "REJECT" for a in notes):
                 self._fed_at.update({self.layout.lies_in(z): now for z in (obs.src, obs.dst) if z})
@@ -1333,25 +1333,31 @@ class EventInference:
         self._sync_hidden(sees=self._aliased(seen, self.context))
         return n > 0
 
-    def _unmoved(self, seen: TableState) -> TableState:
-        """A pile's top read unsurely by another name where nothing moved since the camera fed
-        the last move there: the card it then read, misread (a guyenne `KS`, read `JC`, then
-        `KC` at 0.2, was fed as a discard of black's, and black's turn ended with it). Not once
-        the pile has moved since: a card laid there may be read by the old one's name."""
-        if self._times is None:
+    def _unmoved(self, seen: TableState, since: float | None) -> TableState:
+        """A pile's top read unsurely by another name where nothing moved since the last read:
+        the card that lay there, misread, where nothing moved since the camera fed it either,
+        or where the camera found the name read now likely for it when it named it (a guyenne
+        `KS`, named with `KC` likely, read `JC` and then `KC` at 0.2 after a hand passed near,
+        was fed as black's next discard, ending black's turn). Not a card the pile was
+        stirred over since with a name not its own: a queen laid on a queen and read as it
+        must stay a change (Royal Shuffle seed 2)."""
+        if self._times is None or since is None:
             return seen
         view = visible(self.layout, self.physical)
         renames = []
         for zone, names in seen.cards.items():
             z = self.layout.zones.get(zone)
-            if z is None or z.kind != "pile" or len(names) != 1 or zone not in self._fed_at:
+            moved = self._times.get(zone, math.inf)
+            if z is None or z.kind != "pile" or len(names) != 1 or moved > since:
                 continue
-            if self._times.get(zone, math.inf) > self._fed_at[zone]:
-                continue  # moved since
             top = [n for (at, n), k in view.items() if at == zone and k]
-            unsure = seen.likelihood.get((zone, names[0]), 1.0) < UNSURE_NAMING
-            if len(top) == 1 and top[0] != names[0] and unsure:
-                renames.append((zone, names[0], top[0]))
+            name = names[0]
+            if len(top) != 1 or top[0] == name or seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+                continue
+            naming = self.named.get(top[0])
+            likely = naming is not None and name in {*naming.others, *(n for n, _ in naming.candidates)}
+            if likely or moved <= self._fed_at.get(zone, -math.inf):
+                renames.append((zone, name, top[0]))
         out = renamed(seen, renames, keep_doubts=True) if renames else None
         return seen if out is None else out
 

@@ -133,7 +133,9 @@ class CameraReferee:
         self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
         self.last_seen: list[SeenCard] = []  # the cards of the last table's last read
         self.markers_in_view = False  # at the last drift check
-        self.read_at: float | None = None  # when the last table was read (video seconds)
+        # When the last table was read, and the one before it (video seconds).
+        self.read_at: float | None = None
+        self.read_before: float | None = None
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -178,7 +180,8 @@ class CameraReferee:
         if self.covered is not None and self.table is not None:
             table = table.kept_under(self.table, self.covered)  # an arm over the rest
             data["covered"] = sorted(self.covered)
-        self.table, self.vote, self.covered, self.read_at = table, None, None, t
+        self.table, self.vote, self.covered = table, None, None
+        self.read_before, self.read_at = self.read_at, t
         events.append(Event("read", t, index, "table read", data={**self.table.to_json(), **data}))
         return events + self._infer(index, t)
 
@@ -214,7 +217,7 @@ class CameraReferee:
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
-        update = self.inference.update(self.table, self._zone_times(), self.read_at)
+        update = self.inference.update(self.table, self._zone_times(), self.read_at, self.read_before)
         return self._report(update, index, t)
 
     def _zone_times(self) -> dict[str, float] | None:

@@ -846,7 +846,7 @@ def test_a_pile_top_read_unsurely_by_another_name_where_nothing_moved_is_the_sam
         misread = camera_view(physical)
         misread.cards[flop.dst] = [other]
         misread.likelihood[(flop.dst, other)] = 0.3
-        results[moved_at] = inference.update(misread, {flop.dst: moved_at}, now=4.0)
+        results[moved_at] = inference.update(misread, {flop.dst: moved_at}, now=4.0, since=2.0)
         if moved_at < 2.0:
             assert camera.snapshot() == truth.snapshot()
     assert results[1.0].fed == [] and results[1.0].desync is None
