@@ -21,7 +21,10 @@ filmed under each condition (``vision.synth.conditions``: arms crossing the tabl
 knocked mid-game, a hand hiding every card's time in staging, dim warm light, defocus blur,
 grain with heavy compression, a 640x360 camera, a fifth of the frames lost in bursts), through
 the shipped detector with the camera alone and with the players answering its checks and
-questions, and prints one table, condition by condition:
+questions, and prints one table, condition by condition. Beside the true observations
+recovered in order, "announced" counts the true game's state, damage and result announcements
+made in order: what the players hear (a joker flopped that an arm hid until it lay on its
+spot is one observation for the true log's two, with the same announcements):
 
     nice -n 10 python bench/replay.py --seeds 141 142 --moves 24 --conditions arms bump staging dim
 
@@ -126,8 +129,9 @@ def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str]
     wall = time.perf_counter() - t0
     summary = json.loads((out / "summary.json").read_text())
     score = score_replay(game, out)
+    announced, stated = score_announcements(game, out)
     if not by_moves:
-        score.recovered_in_order, score.true_moves = score_announcements(game, out)
+        score.recovered_in_order, score.true_moves = announced, stated
     lat = replay_latencies(game, out)
     kinds = [e["kind"] for e in read_jsonl(out / "events.jsonl")]
     return {
@@ -137,6 +141,8 @@ def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str]
         "recovered": score.recovered,
         "recovered_moves": score.recovered_in_order,
         "true_moves": score.true_moves,
+        "announced": announced,
+        "true_announced": stated,
         "wrong_scored": len(score.wrong_scored),
         "missed_scored": len(score.missed_scored),
         "latency_median_s": round(statistics.median(lat), 2) if lat else None,
@@ -163,6 +169,8 @@ def conditions_table(rows: list[dict]) -> list[dict]:
         out.append({
             "variant": variant, "games": len(part), "recovered_moves": got, "true_moves": true,
             "whole_games": sum(r["recovered_moves"] == r["true_moves"] for r in part),
+            "announced": sum(r.get("announced", 0) for r in part),
+            "true_announced": sum(r.get("true_announced", 0) for r in part),
             **{k: sum(r[k] for r in part) for k in COUNTED},
             "latency_median_s": round(statistics.median(lat), 2) if lat else None,
         })
@@ -283,13 +291,15 @@ def main() -> int:
         )
     if args.conditions is not None:
         table = conditions_table(rows)
-        print(f"\n{'condition, variant':<34} {'games':>5} {'recovered':>13} {'whole':>5} {'wrong':>5} "
-              f"{'desync':>6} {'recov':>5} {'asked':>5} {'drift':>5} {'latency':>7}")
+        print(f"\n{'condition, variant':<34} {'games':>5} {'recovered':>13} {'announced':>13} {'whole':>5} "
+              f"{'wrong':>5} {'desync':>6} {'recov':>5} {'asked':>5} {'drift':>5} {'latency':>7}")
         for t in table:
             got, true = t["recovered_moves"], t["true_moves"]
             share = f"{got}/{true} {got / max(true, 1):.0%}"
+            said, stated = t["announced"], t["true_announced"]
+            said = f"{said}/{stated} {said / max(stated, 1):.0%}"
             lat = t["latency_median_s"] if t["latency_median_s"] is not None else "-"
-            print(f"{t['variant']:<34} {t['games']:>5} {share:>13} {t['whole_games']:>5} "
+            print(f"{t['variant']:<34} {t['games']:>5} {share:>13} {said:>13} {t['whole_games']:>5} "
                   f"{t['wrong_scored']:>5} {t['desyncs']:>6} {t['recoveries']:>5} {t['questions']:>5} "
                   f"{t['drifts']:>5} {lat:>7}")
         args.json.write_text(json.dumps({"rows": rows, "conditions": table}, indent=1))
