@@ -375,8 +375,6 @@ class EventInference:
         # When each table zone last moved before the read being fed (video seconds), where the
         # camera tells: the held moves go between the camera's moves in that order.
         self._times: dict[str, float] | None = None
-        self._still: set[str] = set()
-        self._last_read: Counter = Counter()  # how many face-up cards each zone showed at the last read
         self._fed_at: dict[str, float] = {}  # layout zone -> when a move there was last fed
 
     @property
@@ -516,16 +514,13 @@ class EventInference:
 
     # ---- feeding the referee -----------------------------------------------------------
     def update(self, seen: TableState, times: dict[str, float] | None = None,
-               now: float | None = None, since: float | None = None, still: set[str] | None = None) -> Result:
+               now: float | None = None, since: float | None = None) -> Result:
         """Feed the referee what changed between the last table and ``seen``; ``times``: when
         each layout zone last moved (places the moves typed meanwhile among the camera's),
         ``now``: when ``seen`` was read, ``since``: when the table before it was (a zone still
-        since keeps its card, :meth:`_unmoved`), ``still``: the zones that look as at that
-        read (something passed over them, nothing changed there)."""
-        self._times, self._still = times, still or set()
-        seen = self._unmoved(seen, since)
-        result = self._update(seen)
-        self._last_read = Counter(z for z, names in seen.cards.items() for _ in names)
+        since keeps its card, :meth:`_unmoved`)."""
+        self._times = times
+        result = self._update(self._unmoved(seen, since))
         for obs, notes in result.fed if now is not None else []:
             if not any(a.kind == "REJECT" for a in notes):
                 self._fed_at.update({self.layout.lies_in(z): now for z in (obs.src, obs.dst) if z})
@@ -1348,25 +1343,15 @@ class EventInference:
         `KS`, named with `KC` likely, read `JC` and then `KC` at 0.2 after a hand passed near,
         was fed as black's next discard, ending black's turn). Not a card the pile was
         stirred over since with a name not its own: a queen laid on a queen and read as it
-        must stay a change (Royal Shuffle seed 2). A spread that looks as at the last read
-        keeps its cards (:meth:`_unmoved_spread`)."""
+        must stay a change (Royal Shuffle seed 2)."""
         if self._times is None or since is None:
             return seen
         view = visible(self.layout, self.physical)
-        renames, missed = [], []
-        for zone, z in self.layout.zones.items():
-            # (A spread only where the image says so: under an arm the last read kept its cards
-            # unseen, and one may have gone then with no motion after.)
-            if z.kind == "spread" and zone in self._still:
-                spread = self._unmoved_spread(seen, zone, view)
-                if spread is not None:
-                    renames += spread[0]
-                    missed += spread[1]
+        renames = []
         for zone, names in seen.cards.items():
             z = self.layout.zones.get(zone)
             moved = self._times.get(zone, math.inf)
-            still = moved <= since or zone in self._still
-            if z is None or z.kind != "pile" or len(names) != 1 or not still:
+            if z is None or z.kind != "pile" or len(names) != 1 or moved > since:
                 continue
             top = [n for (at, n), k in view.items() if at == zone and k]
             name = names[0]
@@ -1376,34 +1361,8 @@ class EventInference:
             likely = naming is not None and name in {*naming.others, *(n for n, _ in naming.candidates)}
             if likely or moved <= self._fed_at.get(zone, -math.inf):
                 renames.append((zone, name, top[0]))
-        out = renamed(seen, renames, keep_doubts=True) if renames or missed else None
-        if out is None:
-            return seen
-        for zone, name in missed:
-            out.cards.setdefault(zone, []).append(name)
-        return seen if any(k > copies_of(n) for n, k in out.all_face_up().items()) else out
-
-    def _unmoved_spread(
-        self, seen: TableState, zone: str, view: Counter
-    ) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]] | None:
-        """A spread still since the last read, read with cards missing or by other names,
-        each unsure: the cards that lie there, misread or missed (a guyenne duke row QS KS
-        read JC alone, then JC KC, JC KS and JS KS while nothing touched it, each read fed as
-        dukes taken back and laid: Dukes Up! seed 8). (renames, cards missed), or None where
-        the read shows a card surely, or more cards than lie there, or where the last read
-        showed fewer than lie there (a card the referee keeps there unseen)."""
-        lying = Counter({n: k for (at, n), k in view.items() if at == zone and n != "BACK" and k})
-        read = Counter(seen.cards.get(zone, []))
-        extra, missing = read - lying, lying - read
-        if not (extra or missing) or sum(extra.values()) > sum(missing.values()):
-            return None
-        if self._last_read[zone] < lying.total():
-            return None  # not all seen there last time: one may have gone before (a card followed unseen)
-        if any(seen.likelihood.get((zone, n), 1.0) >= UNSURE_NAMING for n in extra):
-            return None
-        wrong, right = list(extra.elements()), list(missing.elements())
-        renames = [(zone, a, b) for a, b in zip(wrong, right, strict=False)]
-        return renames, [(zone, b) for b in right[len(wrong):]]
+        out = renamed(seen, renames, keep_doubts=True) if renames else None
+        return seen if out is None else out
 
     def _changed_at(self, change: Change) -> float:
         """About when ``change`` happened: when the camera last saw the face-up zone it went to

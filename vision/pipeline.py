@@ -37,7 +37,6 @@ DRIFT_EVERY_S = 5.0  # while the table is quiet; and always before a read
 SHIFT_CM = 2.5
 SHIFT_SHARE = 0.6  # of the cards seen at both reads (a move shifts one or two)
 SHIFT_MIN_CARDS = 3
-STILL_SHARE = 0.03  # of a zone's thumbnail pixels changed since the last read: it looks the same
 TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card laid at its edge)
 
 
@@ -137,11 +136,6 @@ class CameraReferee:
         # When the last table was read, and the one before it (video seconds).
         self.read_at: float | None = None
         self.read_before: float | None = None
-        # The zones that look as they did at the last read (a card flown over them or a hand
-        # passing left them as they were): nothing there changed, whatever the detector says.
-        self.still_zones: set[str] = set()
-        self.kept_last: set[str] = set()  # the zones the last read kept under an arm
-        self.last_small: np.ndarray | None = None  # the last read's image, as motion sees it
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -181,12 +175,6 @@ class CameraReferee:
         if len(self.vote) < self.settings.reads:
             return events
         self.settle.mark_read(image)
-        last, self.last_small = self.last_small, self.settle.reference
-        # (Not a zone the last read kept from before under an arm: its image then was not
-        # what the table read said.)
-        kept = set(self.covered or ())
-        self.still_zones = self._unchanged(last, self.last_small) - self.kept_last - kept
-        self.kept_last = kept
         self.last_seen = seen
         table, data = self.vote.result(), {}
         if self.covered is not None and self.table is not None:
@@ -229,9 +217,7 @@ class CameraReferee:
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
-        update = self.inference.update(
-            self.table, self._zone_times(), self.read_at, self.read_before, still=self.still_zones
-        )
+        update = self.inference.update(self.table, self._zone_times(), self.read_at, self.read_before)
         return self._report(update, index, t)
 
     def _zone_times(self) -> dict[str, float] | None:
@@ -374,15 +360,6 @@ class CameraReferee:
             rect = np.array([[x0 - cw / 2, y0 - ch / 2], [x1 + cw / 2, y0 - ch / 2],
                              [x1 + cw / 2, y1 + ch / 2], [x0 - cw / 2, y1 + ch / 2]], np.float64)
             self.zone_masks[zone.id] = thumbnail_mask(self.calibration.to_image(rect), size)
-
-    def _unchanged(self, before: np.ndarray | None, now: np.ndarray | None) -> set[str]:
-        """The zones whose thumbnail pixels hardly differ between two reads' images (under
-        ``STILL_SHARE`` of them changed by more than this light's motion threshold)."""
-        if before is None or now is None or before.shape != now.shape:
-            return set()
-        moved = cv2.absdiff(before, now) > self.settle.delta(now)
-        masks = [(z, m) for z, m in self.zone_masks.items() if m.shape == moved.shape and m.any()]
-        return {z for z, m in masks if np.count_nonzero(moved & m) <= STILL_SHARE * np.count_nonzero(m)}
 
     def _covered(self, still: np.ndarray) -> set[str]:
         """The zones something moved over lately (not still in the thumbnail)."""
