@@ -169,8 +169,8 @@ def conditions_table(rows: list[dict]) -> list[dict]:
         out.append({
             "variant": variant, "games": len(part), "recovered_moves": got, "true_moves": true,
             "whole_games": sum(r["recovered_moves"] == r["true_moves"] for r in part),
-            "announced": sum(r.get("announced", 0) for r in part),
-            "true_announced": sum(r.get("true_announced", 0) for r in part),
+            "announced": sum(r["announced"] for r in part),
+            "true_announced": sum(r["true_announced"] for r in part),
             **{k: sum(r[k] for r in part) for k in COUNTED},
             "latency_median_s": round(statistics.median(lat), 2) if lat else None,
         })
@@ -296,8 +296,8 @@ def main() -> int:
         for t in table:
             got, true = t["recovered_moves"], t["true_moves"]
             share = f"{got}/{true} {got / max(true, 1):.0%}"
-            said, stated = t["announced"], t["true_announced"]
-            said = f"{said}/{stated} {said / max(stated, 1):.0%}"
+            heard, stated = t["announced"], t["true_announced"]
+            said = f"{heard}/{stated} {heard / max(stated, 1):.0%}"
             lat = t["latency_median_s"] if t["latency_median_s"] is not None else "-"
             print(f"{t['variant']:<34} {t['games']:>5} {share:>13} {said:>13} {t['whole_games']:>5} "
                   f"{t['wrong_scored']:>5} {t['desyncs']:>6} {t['recoveries']:>5} {t['questions']:>5} "

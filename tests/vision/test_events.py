@@ -882,4 +882,3 @@ def test_a_card_read_unsurely_on_a_pile_by_the_name_of_the_card_that_left_is_tha
         fed += [o.short() for o, _ in inference.update(view).fed]
     assert fed[-1] == observations[-1].short(), f"seed {seed}: {fed[-3:]}"
     assert inference.referee.snapshot() == truth.snapshot()
-
