@@ -600,6 +600,11 @@ class EventInference:
                 # 0.06; a Royal Shuffle king laid as JH, the rules chose KH, then read JH
                 # surely). Before any unseen name: a card seldom changes where it lies.
                 seen, changes, plan, result.read_as = kept.seen, kept.changes, kept.plan, kept.read_as
+            elif (came := self._vanished_plan(seen)) is not None:
+                # A card read, however surely, by a name the rules cannot put where it lies,
+                # as a card the camera no longer sees anywhere left its place: that card,
+                # misread on its way (a blurred 8S attacking a fort read 8C there).
+                seen, changes, plan, result.read_as = came.seen, came.changes, came.plan, came.read_as
             elif (renamed := self._renamed_plan(seen, wide=True)) is not None:
                 changes, plan, result.read_as = renamed.changes, renamed.plan, renamed.read_as
         self._contradicted = contradicted if plan is None else set()
@@ -1007,6 +1012,33 @@ class EventInference:
             if moves is None and unexplained is None:
                 unexplained = Stayed(state, changes, None, {old: name})
         return unexplained
+
+    def _vanished_plan(self, seen: TableState) -> Stayed | None:
+        """The table explained with a card that arrived somewhere renamed as a card that has
+        left its place and is seen nowhere now, the likelier names for the read first; or None.
+        Two changes of one move seen as two (one card gone, another come) are likelier than a
+        move the rules refuse."""
+        expected, now = visible(self.layout, self.physical), seen_counts(seen)
+        shown = seen.all_face_up()
+        gone = [n for (z, n), k in expected.items() if k > now[(z, n)] and not shown[n]]
+        if not gone:
+            return None
+        tries = []
+        for (zone, name), k in now.items():
+            if k <= expected[(zone, name)]:
+                continue
+            # (Where that card lay, the name read is another card there or the same misread:
+            # ``_stayed_plan``'s question, not this one's.)
+            moved = [n for n in dict.fromkeys(gone) if not expected[(zone, n)]]
+            tries += [(-read_p(seen, zone, name, n), zone, name, n) for n in moved]
+        for _, zone, name, old in sorted(tries):
+            state = renamed(seen, [(zone, name, old)], keep_doubts=True)
+            if state is None:
+                continue
+            changes, plan = self._read(state, self.context)
+            if plan is not None:
+                return Stayed(state, changes, plan, {old: name})
+        return None
 
     def _unseen(self, in_view: set[str]) -> list[str]:
         """The cards of the table the camera has not named yet: neither in view nor named."""
@@ -1432,6 +1464,18 @@ class EventInference:
                     self.sure_aliases.add(old)
         self._sync_hidden()
         return notes
+
+    def fed_already(self, obs: Observation) -> bool:
+        """A typed move of a named card that the camera has fed itself, that card's last move
+        (a card seen leaving for the face-down discard pile, typed by its player too): the
+        same move, not to be fed again and refused."""
+        if obs.type != "move" or obs.card is None or str(obs.card) == "BACK" or not self.referee.fed:
+            return False
+        fed = zip(reversed(self.referee.fed), reversed(self.referee.accepted), strict=True)
+        last = next((o for o, ok in fed if ok and o.type == "move" and o.card == obs.card), None)
+        if last is None or (last.src, last.dst) != (obs.src, obs.dst):
+            return False
+        return any(a.kind == "REJECT" for a in self.context.trial().feed(obs))
 
     def confirm(self, card: str) -> None:
         """A player confirmed the camera's name of a card (key 1 at its ``[CHECK]``): it is not

@@ -44,8 +44,8 @@ TABLE_MARGIN_CM = 3.0  # beyond the layout, where motion still counts (a card la
 class Event:
     """One thing worth telling: ``kind`` is observation, announcement, read, desync, resync,
     recovered (steps the camera missed, fed), question (which missed steps happened),
-    waiting (a typed move kept until the camera catches up), calibrated, drift, lost or
-    resumed."""
+    waiting (a typed move kept until the camera catches up), seen (a typed move the camera
+    had fed already), calibrated, drift, lost or resumed."""
 
     kind: str
     time: float
@@ -307,6 +307,8 @@ class CameraReferee:
         at once however little it changed (``EventInference.held``): the camera may not have
         fed the moves made before it, such as a discard that ended the other player's turn,
         read late because it changed few pixels. Told only when the referee refuses it now."""
+        if self.inference.fed_already(obs):
+            return [Event("seen", t, index, f"{obs.short()}: the camera saw it already", data=obs.to_json())]
         held = len(self.inference.held)
         notes = self.inference.answer(obs, behind=self.calibration is not None, t=t)
         if len(self.inference.held) > held:

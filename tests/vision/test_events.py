@@ -882,3 +882,58 @@ def test_a_card_read_unsurely_on_a_pile_by_the_name_of_the_card_that_left_is_tha
         fed += [o.short() for o, _ in inference.update(view).fed]
     assert fed[-1] == observations[-1].short(), f"seed {seed}: {fed[-3:]}"
     assert inference.referee.snapshot() == truth.snapshot()
+
+
+def flop_played_on_view(seeds=range(1, 40)):
+    """The first seed whose game moves a flop card to a face-up zone where it lies in view (a
+    fortification, an attack, a castle): (seed, observations up to that move)."""
+    for seed in seeds:
+        observations = simulated_observations(seed, 80)
+        for k, obs in enumerate(observations):
+            if obs.type == "move" and obs.src.startswith("flop_") and obs.dst != "discard_pile":
+                return seed, observations[: k + 1]
+    raise AssertionError("no flop card played into view in the seeds tried")
+
+
+def test_a_card_read_surely_by_a_name_the_rules_refuse_where_a_card_just_left_is_that_card():
+    """A flop card played into view and read there surely (0.95) by the same rank of another
+    suit, a card still in the draw pile, which the rules cannot put there: the flop card that
+    left its pile and is seen nowhere else came here, misread (a blurred 8S attacking a
+    fortification read 8C; the camera fed the 8S to the discard pile and lost the attack)."""
+    seed, observations = flop_played_on_view()
+    truth = Referee(load_game("royal_family"))
+    inference = EventInference(Referee(truth.game), LAYOUT)
+    fed = []
+    for _, obs, view in played_views(observations, truth, inference):
+        if obs is observations[-1]:
+            card = str(obs.card)
+            unseen = {str(c) for c in truth.state.zones["draw_pile"]}
+            suit = next(s for s in "SCHD" if s != card[-1] and card[:-1] + s in unseen)
+            read = card[:-1] + suit
+            names = view.cards[obs.dst]
+            names[names.index(card)] = read
+            view.likelihood[(obs.dst, read)] = 0.95
+        result = inference.update(view)
+        fed += [o.short() for o, _ in result.fed]
+    assert fed[-1] == observations[-1].short(), f"seed {seed}: {fed[-3:]}"
+    assert result.desync is None and result.read_as == {str(observations[-1].card): read}
+    assert inference.referee.snapshot() == truth.snapshot()
+
+
+def test_a_move_typed_after_the_camera_fed_it_is_known_as_fed():
+    """A player types a move the camera has just fed (a card seen leaving for the face-down
+    discard pile): the same move, not fed again to be refused. Not so a card's other move, nor
+    a face-down card's (one back is like another)."""
+    truth = Referee(load_game("royal_family"))
+    inference = EventInference(Referee(truth.game), LAYOUT)
+    observations = simulated_observations(1, 80)
+    moves = []
+    for _, _, view in played_views(observations, truth, inference):
+        fed = [o for o, _ in inference.update(view).fed]
+        moves += [o for o in fed if o.type == "move" and str(o.card) != "BACK"]
+    assert inference.referee.snapshot() == truth.snapshot()
+    last = moves[-1]
+    assert inference.fed_already(last)
+    other = next(z for z in truth.state.zones if z not in (last.src, last.dst))
+    assert not inference.fed_already(Observation.move(last.card, last.src, other))
+    assert not inference.fed_already(Observation.move("BACK", "draw_pile", "staging"))
