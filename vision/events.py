@@ -943,7 +943,8 @@ class EventInference:
     ) -> list[Explanation]:
         """Where a card went that the camera saw leave but not arrive, when the rules allow
         several places that end the game differently (a shown card discarded face down, or laid
-        on a flop pile that the next flop covered before the table settled): each way, the
+        on a flop pile that the next flop covered before the table settled), or in which order
+        the cards that changed moved, when the orders end the game differently: each way, the
         plan's first, for the players to pick; or [] when the plan is the only way. Not when a
         pile it may lie under shows a card read unsurely: that is most likely the card itself,
         misread, and the plan (under that pile's top) is right."""
@@ -957,13 +958,16 @@ class EventInference:
             )
 
         gone = [c for c in changes if c.vanished and len(c.readings) > 1 and not doubtful(c)]
-        if not gone:
-            return []
         tries = [plan]
         for g in gone:
             for reading in g.readings:
                 only = [replace(c, readings=(reading,)) if c is g else c for c in changes]
                 tries.append(self._plan(only, self.context))
+        if 1 < len(changes) <= MAX_PERMUTED and not any(self._rank(c, self.context) == 0 for c in changes):
+            # Two moves seen in one read (an arm hid the table between them) made in either
+            # order by the rules: a bonus claimed (JH executed) or the next player's draw
+            # first, which ends the bonus (and a surprise 2 takes the JH).
+            tries += [self._accepted(list(order), self.context) for order in itertools.permutations(changes)]
         ways: dict[str, Explanation] = {}
         for steps in tries:
             if not steps:
