@@ -963,11 +963,14 @@ class EventInference:
             for reading in g.readings:
                 only = [replace(c, readings=(reading,)) if c is g else c for c in changes]
                 tries.append(self._plan(only, self.context))
-        if 1 < len(changes) <= MAX_PERMUTED and not any(self._rank(c, self.context) == 0 for c in changes):
+        # (Not a plan cut short by an ASK, nor one led by a clean-up the referee asked for.)
+        whole = len(plan) == len(changes) and not any(self._rank(c, self.context) == 0 for c in changes)
+        if whole and 1 < len(changes) <= MAX_PERMUTED:
             # Two moves seen in one read (an arm hid the table between them) made in either
             # order by the rules: a bonus claimed (JH executed) or the next player's draw
             # first, which ends the bonus (and a surprise 2 takes the JH).
-            tries += [self._accepted(list(order), self.context) for order in itertools.permutations(changes)]
+            orders = [self._accepted(list(order), self.context) for order in itertools.permutations(changes)]
+            tries += [steps for steps in orders if steps is not None and len(steps) == len(changes)]
         ways: dict[str, Explanation] = {}
         for steps in tries:
             if not steps:
