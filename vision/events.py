@@ -428,9 +428,11 @@ class EventInference:
         for zone, name in list(appeared):
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
-            if any(n == name and z != zone for z, n in gone):
-                continue  # the card of that name left its zone: it came here (a drawn JD discarded
-                # face-up on a flop pile read JD at 0.07, not the JC it covers read again)
+            if any(n == name and z != zone and self._may_move(ctx, name, z, zone) for z, n in gone):
+                continue  # the card of that name left its zone, and may come here: it came here (a
+                # drawn JD discarded face-up on a flop pile read JD at 0.07, not the JC it covers
+                # read again). Not a resident the detector missed (held-out seed 149, staging
+                # hidden: a guyenne KD on a flop read JH at chance as the resident JH went unseen).
             # (Not when that name is read elsewhere now: then it moved, and this is another card.)
             # A name the players gave a misread card stands for the camera's name of it too.
             confused = set(seen.alternatives.get((zone, name), ()))
@@ -475,6 +477,12 @@ class EventInference:
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
         return [c for c in changes if not (c.vanished and (c.src, c.card) in self.unseen_in_place)]
+
+    @staticmethod
+    def _may_move(ctx: Context, card: str, src: str, dst: str) -> bool:
+        """Whether the referee of ``ctx`` accepts ``card`` moved from ``src`` to ``dst`` now."""
+        notes = ctx.trial().feed(Observation.move(card, src, dst))
+        return not any(a.kind == "REJECT" for a in notes)
 
     def _given(self, card: str) -> set[str]:
         """The camera's names of a card the players renamed (its aliases)."""
