@@ -872,17 +872,28 @@ def test_a_card_read_unsurely_on_a_pile_by_the_name_of_the_card_that_left_is_tha
     here, not the covered card read again while the drawn one went to the discard pile (held-out
     seed 147 under noise lost two moves and a turn to that)."""
     seed, observations, covered = discard_on_a_flop()
-    truth = Referee(load_game("royal_family"))
-    inference = EventInference(Referee(truth.game), LAYOUT)
-    fed = []
-    for _, obs, view in played_views(observations, truth, inference):
-        if obs is observations[-1]:
-            card = str(obs.card)
-            view.likelihood[(obs.dst, card)] = 0.07
-            view.candidates[(obs.dst, card)] = ((covered, 0.06), ("JK", 0.01))
-        fed += [o.short() for o, _ in inference.update(view).fed]
+
+    def unsure(view: TableState, obs, truth: Referee) -> None:
+        view.likelihood[(obs.dst, str(obs.card))] = 0.07
+        view.candidates[(obs.dst, str(obs.card))] = ((covered, 0.06), ("JK", 0.01))
+
+    fed, _, truth, inference = play_last_read_as(observations, unsure)
     assert fed[-1] == observations[-1].short(), f"seed {seed}: {fed[-3:]}"
     assert inference.referee.snapshot() == truth.snapshot()
+
+
+def play_last_read_as(observations: list, misread_last):
+    """Play ``observations`` to a camera whose last view ``misread_last(view, obs, truth)``
+    changes: (the moves fed, the last update's result, the truth referee, the inference)."""
+    truth = Referee(load_game("royal_family"))
+    inference = EventInference(Referee(truth.game), LAYOUT)
+    fed, result = [], None
+    for _, obs, view in played_views(observations, truth, inference):
+        if obs is observations[-1]:
+            misread_last(view, obs, truth)
+        result = inference.update(view)
+        fed += [o.short() for o, _ in result.fed]
+    return fed, result, truth, inference
 
 
 def flop_played_on_view(seeds=range(1, 40)):
@@ -902,22 +913,20 @@ def test_a_card_read_surely_by_a_name_the_rules_refuse_where_a_card_just_left_is
     left its pile and is seen nowhere else came here, misread (a blurred 8S attacking a
     fortification read 8C; the camera fed the 8S to the discard pile and lost the attack)."""
     seed, observations = flop_played_on_view()
-    truth = Referee(load_game("royal_family"))
-    inference = EventInference(Referee(truth.game), LAYOUT)
-    fed = []
-    for _, obs, view in played_views(observations, truth, inference):
-        if obs is observations[-1]:
-            card = str(obs.card)
-            unseen = {str(c) for c in truth.state.zones["draw_pile"]}
-            suit = next(s for s in "SCHD" if s != card[-1] and card[:-1] + s in unseen)
-            read = card[:-1] + suit
-            names = view.cards[obs.dst]
-            names[names.index(card)] = read
-            view.likelihood[(obs.dst, read)] = 0.95
-        result = inference.update(view)
-        fed += [o.short() for o, _ in result.fed]
+
+    def other_suit(view: TableState, obs, truth: Referee) -> None:
+        card = str(obs.card)
+        unseen = {str(c) for c in truth.state.zones["draw_pile"]}
+        suit = next(s for s in "SCHD" if s != card[-1] and card[:-1] + s in unseen)
+        names = view.cards[obs.dst]
+        names[names.index(card)] = card[:-1] + suit
+        view.likelihood[(obs.dst, card[:-1] + suit)] = 0.95
+        reads.append(card[:-1] + suit)
+
+    reads: list[str] = []
+    fed, result, truth, inference = play_last_read_as(observations, other_suit)
     assert fed[-1] == observations[-1].short(), f"seed {seed}: {fed[-3:]}"
-    assert result.desync is None and result.read_as == {str(observations[-1].card): read}
+    assert result.desync is None and result.read_as == {str(observations[-1].card): reads[0]}
     assert inference.referee.snapshot() == truth.snapshot()
 
 
