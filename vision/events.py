@@ -248,6 +248,11 @@ class Held:
     reads: int = 0
 
 
+def refused(referee: Referee, obs: Observation) -> bool:
+    """Feed ``obs`` to ``referee`` (a trial copy, as a rule): whether it refused it."""
+    return any(a.kind == "REJECT" for a in referee.feed(obs))
+
+
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:
     """(zone, card name) -> how many the camera should see: a face-up pile shows its top,
     a spread every card, a face-down or off-table zone nothing."""
@@ -428,7 +433,8 @@ class EventInference:
         for zone, name in list(appeared):
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
                 continue
-            if any(n == name and z != zone and self._may_move(ctx, name, z, zone) for z, n in gone):
+            if any(n == name and z != zone and not refused(ctx.trial(), Observation.move(name, z, zone))
+                   for z, n in gone):
                 continue  # the card of that name left its zone, and may come here: it came here (a
                 # drawn JD discarded face-up on a flop pile read JD at 0.07, not the JC it covers
                 # read again). Not a resident the detector missed (held-out seed 149, staging
@@ -477,12 +483,6 @@ class EventInference:
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
         return [c for c in changes if not (c.vanished and (c.src, c.card) in self.unseen_in_place)]
-
-    @staticmethod
-    def _may_move(ctx: Context, card: str, src: str, dst: str) -> bool:
-        """Whether the referee of ``ctx`` accepts ``card`` moved from ``src`` to ``dst`` now."""
-        notes = ctx.trial().feed(Observation.move(card, src, dst))
-        return not any(a.kind == "REJECT" for a in notes)
 
     def _given(self, card: str) -> set[str]:
         """The camera's names of a card the players renamed (its aliases)."""
@@ -1035,7 +1035,7 @@ class EventInference:
         move the rules refuse."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         shown = seen.all_face_up()
-        gone = [n for (z, n), k in expected.items() if k > now[(z, n)] and not shown[n]]
+        gone = list(dict.fromkeys(n for (z, n), k in expected.items() if k > now[(z, n)] and not shown[n]))
         if not gone:
             return None
         tries = []
@@ -1044,7 +1044,7 @@ class EventInference:
                 continue
             # (Where that card lay, the name read is another card there or the same misread:
             # ``_stayed_plan``'s question, not this one's.)
-            moved = [n for n in dict.fromkeys(gone) if not expected[(zone, n)]]
+            moved = [n for n in gone if not expected[(zone, n)]]
             tries += [(-read_p(seen, zone, name, n), zone, name, n) for n in moved]
         for _, zone, name, old in sorted(tries):
             state = renamed(seen, [(zone, name, old)], keep_doubts=True)
@@ -1151,7 +1151,7 @@ class EventInference:
         """A trial of ``rename``: its referee having re-read the game with it, the physical
         table with the two names swapped, and ``named``; or None if the referee refuses it."""
         trial = self.context.trial()
-        if any(a.kind == "REJECT" for a in trial.feed(rename)):
+        if refused(trial, rename):
             return None
         return Context(trial, swapped(self.physical, str(rename.card), str(rename.data["as"])), named)
 
@@ -1303,7 +1303,7 @@ class EventInference:
         """The first reading of ``change`` the referee accepts, and the referee after it."""
         for obs in change.observations():
             attempt = copy.deepcopy(trial)
-            if not any(a.kind == "REJECT" for a in attempt.feed(obs)):
+            if not refused(attempt, obs):
                 return Accepted(attempt, obs)
         return None
 
@@ -1359,7 +1359,7 @@ class EventInference:
             self._move(obs, ctx)
         n = 0
         while (ctx.referee.pending is None and n < len(group)
-               and not any(a.kind == "REJECT" for a in ctx.referee.feed(group[n].obs))):
+               and not refused(ctx.referee, group[n].obs)):
             n += 1
         if n == 0 and not before:
             return False
@@ -1431,9 +1431,9 @@ class EventInference:
         while self.held and self.referee.pending is None:
             obs = self.held[0].obs
             trial = self.context.trial()
-            if any(a.kind == "REJECT" for a in trial.feed(obs)):
+            if refused(trial, obs):
                 return
-            if any(any(a.kind == "REJECT" for a in trial.feed(o)) for o in rest):
+            if any(refused(trial, o) for o in rest):
                 return
             self.held.pop(0)
             result.seq.append(len(self.referee.fed))
@@ -1458,10 +1458,10 @@ class EventInference:
         since it last read it) or others wait: the camera may not have fed the moves made
         before it. ``t``: when it was typed (video seconds)."""
         if obs.type not in ("answer", "rename"):
-            refused = [a.text for a in self.context.trial().feed(obs) if a.kind == "REJECT"]
+            reasons = [a.text for a in self.context.trial().feed(obs) if a.kind == "REJECT"]
             # (With a question open, only what it refuses: a typed move may answer it.)
-            if refused or (self.referee.pending is None and (self.held or behind)):
-                why = refused[0] if refused else BEHIND
+            if reasons or (self.referee.pending is None and (self.held or behind)):
+                why = reasons[0] if reasons else BEHIND
                 self.held.append(Held(obs, why, t))
                 return []
         notes = self.referee.feed(obs)
@@ -1484,13 +1484,13 @@ class EventInference:
         """A typed move of a named card that the camera has fed itself, that card's last move
         (a card seen leaving for the face-down discard pile, typed by its player too): the
         same move, not to be fed again and refused."""
-        if obs.type != "move" or obs.card is None or str(obs.card) == "BACK" or not self.referee.fed:
+        if obs.type != "move" or str(obs.card) == "BACK":
             return False
         fed = zip(reversed(self.referee.fed), reversed(self.referee.accepted), strict=True)
         last = next((o for o, ok in fed if ok and o.type == "move" and o.card == obs.card), None)
         if last is None or (last.src, last.dst) != (obs.src, obs.dst):
             return False
-        return any(a.kind == "REJECT" for a in self.context.trial().feed(obs))
+        return refused(self.context.trial(), obs)
 
     def confirm(self, card: str) -> None:
         """A player confirmed the camera's name of a card (key 1 at its ``[CHECK]``): it is not
