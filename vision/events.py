@@ -53,7 +53,15 @@ from referee.core import Movement, Referee
 from referee.errors import CardrefError, ConfigError
 from referee.observations import Observation, is_swap
 from vision.layout import Layout
-from vision.recovery import MAX_CHOICES, Explanation, RecoveryQuestion, legal_steps, missed_steps, trial_copy
+from vision.recovery import (
+    MAX_CHOICES,
+    Explanation,
+    RecoveryQuestion,
+    legal_steps,
+    missed_steps,
+    refused,
+    trial_copy,
+)
 from vision.table_state import TableState, copies_of
 
 MAX_PERMUTED = 4  # changes tried in every order; more than this are fed in the natural order
@@ -246,11 +254,6 @@ class Held:
     why: str
     t: float | None = None  # when it was typed (video seconds)
     reads: int = 0
-
-
-def refused(referee: Referee, obs: Observation) -> bool:
-    """Feed ``obs`` to ``referee`` (a trial copy, as a rule): whether it refused it."""
-    return any(a.kind == "REJECT" for a in referee.feed(obs))
 
 
 def visible(layout: Layout, physical: dict[str, list[Card]]) -> Counter:

@@ -106,11 +106,14 @@ def trial_copy(referee: Referee) -> Referee:
         referee.log = log
 
 
+def refused(referee: Referee, obs: Observation) -> bool:
+    """Feed ``obs`` to ``referee`` (a trial copy, as a rule): whether it refused it."""
+    return any(a.kind == "REJECT" for a in referee.feed(obs))
+
+
 def accepted(referee: Referee, obs: Observation) -> Referee | None:
     trial = trial_copy(referee)
-    if any(a.kind == "REJECT" for a in trial.feed(obs)):
-        return None
-    return trial
+    return None if refused(trial, obs) else trial
 
 
 Reading = tuple[list[Observation] | None, list[Observation]]

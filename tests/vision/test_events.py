@@ -4,7 +4,6 @@ observations must be the true ones, in order, leaving the referee in the same st
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -15,6 +14,7 @@ from referee.games import load_game, simulator
 from referee.observations import Observation, parse_short
 from vision.events import EventInference, remove_last, visible
 from vision.layout import load_layout
+from vision.recovery import refused, trial_copy
 from vision.table_state import TableState
 
 LAYOUT = load_layout("royal_family")
@@ -961,16 +961,16 @@ def two_moves_either_order(seeds=range(140, 160)):
         observations = simulated_observations(seed, 80)
         truth = Referee(load_game("royal_family"))
         for k, (first, second) in enumerate(zip(observations, observations[1:], strict=False)):
-            before = copy.deepcopy(truth)
+            before = trial_copy(truth)
             truth.feed(first)
             if first.type != "move" or second.type != "move" or first.card == second.card:
                 continue
             if not all(str(o.card) != "BACK" and in_view(o.src) and in_view(o.dst) for o in (first, second)):
                 continue
-            after = copy.deepcopy(truth)
+            after = trial_copy(truth)
             after.feed(second)
-            other = copy.deepcopy(before)
-            if any(a.kind == "REJECT" for o in (second, first) for a in other.feed(o)):
+            other = trial_copy(before)
+            if any(refused(other, o) for o in (second, first)):
                 continue
             if truth.game.outcome_key(other.state) != truth.game.outcome_key(after.state):
                 return seed, observations[: k + 2]
