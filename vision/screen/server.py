@@ -35,6 +35,7 @@ class Hub:
     jpeg: bytes | None = None
     keys: queue.Queue = field(default_factory=queue.Queue)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    closing: threading.Event = field(default_factory=threading.Event)  # open event streams end
 
     def publish(self, state: dict[str, Any], jpeg: bytes | None = None) -> None:
         with self.lock:
@@ -91,7 +92,7 @@ def build_app(hub: Hub):
     async def events(request: Request) -> EventSourceResponse:
         async def stream():
             sent = -1
-            while True:
+            while not hub.closing.is_set():
                 seq, current = hub.current()
                 if seq != sent:
                     sent = seq
@@ -127,6 +128,7 @@ class ScreenServer:
     def __init__(self, address: str, hub: Hub):
         import uvicorn
 
+        self.hub = hub
         host, port = parse_address(address)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM)
@@ -151,6 +153,8 @@ class ScreenServer:
         return f"http://{host}:{self.port}/"
 
     def close(self) -> None:
+        """Stop at once: open event streams end first, as Uvicorn waits for their connections."""
+        self.hub.closing.set()
         self.server.should_exit = True
         self.thread.join(timeout=5)
         self.socket.close()
