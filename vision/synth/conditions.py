@@ -73,7 +73,7 @@ class Arms:
         w, h = size
         crossings = []
         t = float(rng.uniform(*ARM_EVERY_S))
-        while t < seconds:
+        while t + ARM_FOR_S <= seconds:  # each arm leaves before the film ends, as at a table
             from_top = rng.random() < 0.5
             x0 = float(rng.uniform(0.15, 0.85)) * w
             base = (x0, -0.1 * h if from_top else 1.1 * h)
