@@ -57,6 +57,7 @@ from vision.recovery import (
     MAX_CHOICES,
     Explanation,
     RecoveryQuestion,
+    accepted,
     legal_steps,
     missed_steps,
     refused,
@@ -647,12 +648,14 @@ class EventInference:
         for k, obs in enumerate(plan):
             if self.referee.pending is not None:
                 break  # an ASK is open: the rest waits for the answer
-            seq = len(self.referee.fed)
-            notes = self.referee.feed(obs)
-            result.fed.append((obs, notes))
-            result.seq.append(seq)
-            self._remember_naming(obs, seq, seen, result.read_as)
-            self._move(obs, self.context)
+            for i, step in enumerate(self._by_way_of(obs)):
+                seq = len(self.referee.fed)
+                notes = self.referee.feed(step)
+                result.fed.append((step, notes))
+                result.seq.append(seq)
+                if i == 0:  # named where the camera saw it
+                    self._remember_naming(obs, seq, seen, result.read_as)
+                self._move(step, self.context)
             if self.referee.pending is None:
                 self._feed_held(result, plan[k + 1 :])
         for obs in carried:
@@ -1331,6 +1334,30 @@ class EventInference:
                 remove_last(cards, obs.card)
                 break
         ctx.physical.setdefault(dst, []).append(obs.card)
+
+    def _by_way_of(self, obs: Observation) -> list[Observation]:
+        """``obs``, or the two steps the players made of it: a card seen where the rules send it
+        by way of another zone, whose step there the camera missed (an attack that does no
+        damage, put on the castle then on the discard pile; a joker flopped, then put on its
+        spot), is fed as both, when the game ends the same. The referee would otherwise go on
+        asking for a clean-up the table already shows."""
+        if obs.type != "move" or obs.card is None or obs.src is None or obs.dst is None:
+            return [obs]
+        direct = accepted(self.referee, obs)
+        if direct is None or direct.pending is not None:
+            return [obs]
+        asked = direct.game.asked_movements(direct.state)
+        via = next((m.src for m in asked if m.card == str(obs.card) and m.dst == obs.dst
+                    and m.src not in (obs.src, obs.dst)), None)
+        if via is None:
+            return [obs]
+        steps = [Observation.move(str(obs.card), obs.src, via), Observation.move(str(obs.card), via, obs.dst)]
+        first = accepted(self.referee, steps[0])
+        end = accepted(first, steps[1]) if first is not None and first.pending is None else None
+        done = accepted(direct, steps[1]) or direct  # the clean-up the table shows, asked no more
+        if end is None or end.game.outcome_key(end.state) != done.game.outcome_key(done.state):
+            return [obs]
+        return steps
 
     def _held_first(self, seen: TableState, result: Result) -> None:
         """The typed moves that waited for this read, fed in their time among the camera's
