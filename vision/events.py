@@ -602,7 +602,12 @@ class EventInference:
         attempt = (tuple(sorted(seen_counts(raw).items())), len(self.referee.fed))
         if plan is None and not found and attempt != self._unexplained:
             reread = self._reread_plan(raw, {c.card for c in changes})
-            if reread is not None:
+            if reread is not None and not reread.plan and len(missed := self._recover(seen)) == 1:
+                # The re-read explains the change away (the card read now is the re-read
+                # card, misread twice); one step missed explains it with the names as read
+                # (a jack drawn onto a jack's flop pile, its time in staging unseen).
+                found = missed
+            elif reread is not None:
                 seen, changes, plan = reread.seen, reread.changes, reread.plan
                 self._reread(reread, result)
             elif (kept := self._stayed_plan(seen, None, True)) is not None and kept.plan is not None:
