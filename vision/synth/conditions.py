@@ -8,7 +8,8 @@ their times and count (the labels still say which true observation each frame co
 only what the camera sees changes:
 
 - ``arms``: a bare forearm reaches in from a player's edge every 5-9 s, hovers over the table
-  for about 2 s and leaves, moving all the while (someone reaching across to a drink);
+  for about 2 s and leaves, moving all the while (someone reaching across to a drink); the
+  last one has left before the video ends, as players look at the table at the end of a game;
 - ``bump``: at 40 % of the video the camera turns by 1 degree and shifts by 2.5 % of the
   frame (a knock), and stays so;
 - ``staging``: while a drawn card lies in ``staging`` before going somewhere in view, a hand
