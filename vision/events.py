@@ -384,6 +384,7 @@ class EventInference:
         # When each table zone last moved before the read being fed (video seconds), where the
         # camera tells: the held moves go between the camera's moves in that order.
         self._times: dict[str, float] | None = None
+        self._since: float | None = None  # when the table before this read was read
         self._fed_at: dict[str, float] = {}  # layout zone -> when a move there was last fed
 
     @property
@@ -482,11 +483,34 @@ class EventInference:
         new_tops = [z for z, _ in appeared if self.layout.zones[z].kind == "pile"]
         for zone, name in gone:
             if self._left(ctx, zone, name, now):
-                dests = [d for d in new_tops if d != zone] + list(self._hidden_destinations(ctx, name, zone))
+                dests = [d for d in new_tops if d != zone] + self._misread_tops(seen, ctx, name)
+                dests += list(self._hidden_destinations(ctx, name, zone))
                 down = ctx.referee.game.turned_down(Card.parse(name), zone)
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
         return [c for c in changes if not (c.vanished and (c.src, c.card) in self.unseen_in_place)]
+
+    def _misread_tops(self, seen: TableState, ctx: Context, name: str) -> list[str]:
+        """Piles stirred since the last read whose top is read unsurely by the name of the card
+        the camera has there, with ``name`` (a card that left, unseen where it went) about as
+        likely: that card laid on the pile, misread as the card it covers (a guyenne `JD`
+        discarded face-up on the `JC`'s flop pile, read `JC` at chance, was fed as a face-down
+        discard: held-out seed 147 under noise lost its last three moves)."""
+        if self._times is None or self._since is None:
+            return []
+        view = visible(self.layout, ctx.physical)
+        tops = []
+        for zone, names in seen.cards.items():
+            z = self.layout.zones.get(zone)
+            if z is None or z.kind != "pile" or zone in self.hidden_zones or len(names) != 1:
+                continue
+            if self._times.get(zone, -math.inf) <= self._since or view[(zone, names[0])] == 0:
+                continue  # not stirred, or a card come here: its own reading
+            p = seen.likelihood.get((zone, names[0]), 1.0)
+            likely = {n for n, q in seen.candidates.get((zone, names[0]), ()) if q >= AS_LIKELY * p}
+            if p < UNSURE_NAMING and name in likely | set(seen.alternatives.get((zone, names[0]), ())):
+                tops.append(zone)
+        return tops
 
     def _given(self, card: str) -> set[str]:
         """The camera's names of a card the players renamed (its aliases)."""
@@ -531,7 +555,7 @@ class EventInference:
         each layout zone last moved (places the moves typed meanwhile among the camera's),
         ``now``: when ``seen`` was read, ``since``: when the table before it was (a zone still
         since keeps its card, :meth:`_unmoved`)."""
-        self._times = times
+        self._times, self._since = times, since
         result = self._update(self._unmoved(seen, since))
         for obs, notes in result.fed if now is not None else []:
             if not any(a.kind == "REJECT" for a in notes):

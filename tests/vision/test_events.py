@@ -940,6 +940,32 @@ def test_a_card_drawn_unseen_onto_an_unsurely_named_pile_is_a_step_missed_not_a_
     assert inference.referee.snapshot() == truth.snapshot()
 
 
+@pytest.mark.parametrize("stirred", [True, False])
+def test_a_card_discarded_onto_a_pile_and_read_as_the_card_it_covers_lies_on_that_pile(stirred):
+    """A drawn card discarded face-up on a flop pile is read there by the covered card's name,
+    at chance, its own name about as likely (a guyenne jack on a jack): it left staging for that
+    pile, not face down for the discard pile (held-out seed 147 under noise lost its last three
+    moves). Only where the pile moved since the last read: a pile no hand came near keeps its
+    card, and the card that left went where the camera cannot see."""
+    seed, observations, covered = discard_on_a_flop()
+    drawn, pile = str(observations[-1].card), observations[-1].dst
+    truth = Referee(load_game("royal_family"))
+    inference = EventInference(Referee(truth.game), LAYOUT)
+    fed = []
+    for k, obs, view in played_views(observations, truth, inference):
+        moved = k + 0.5 if stirred or obs is not observations[-1] else k - 0.5
+        if obs is observations[-1]:
+            view.cards[pile] = [covered]
+            view.likelihood[(pile, covered)] = 0.06
+            view.candidates[(pile, covered)] = ((drawn, 0.058), ("5S", 0.02))
+        fed += [o.short() for o, _ in inference.update(view, times={pile: moved}, now=k + 1.0, since=k).fed]
+    if stirred:
+        assert fed[-1] == observations[-1].short(), f"seed {seed}: {fed[-3:]}"
+        assert inference.referee.snapshot() == truth.snapshot()
+    else:
+        assert fed[-1] == f"{drawn} staging -> discard_pile", f"seed {seed}: {fed[-3:]}"
+
+
 def play_last_read_as(observations: list, misread_last):
     """Play ``observations`` to a camera whose last view ``misread_last(view, obs, truth)``
     changes: (the moves fed, the last update's result, the truth referee, the inference)."""
