@@ -305,6 +305,15 @@ def read_p(seen: TableState, zone: str, shown: str, name: str) -> float:
     return dict(seen.candidates.get((zone, shown), ())).get(name, UNLIKELY)
 
 
+def confused_names(seen: TableState, zone: str, name: str) -> set[str]:
+    """The names the card read as ``name`` in ``zone`` may be: the detector's alternatives, and
+    every name it found at least ``AS_LIKELY`` as likely (a read that hardly prefers its name,
+    a blurred card with a dozen names near 0.06, is confused with them all)."""
+    p = seen.likelihood.get((zone, name), 1.0)
+    likely = {n for n, q in seen.candidates.get((zone, name), ()) if q >= AS_LIKELY * p}
+    return likely | set(seen.alternatives.get((zone, name), ()))
+
+
 def named_p(naming: Naming, name: str) -> float:
     """How likely a card named with ``naming`` was ``name``, as the camera first read it."""
     return max(dict(naming.candidates).get(name, 0.0), UNLIKELY)
@@ -446,11 +455,7 @@ class EventInference:
                 # hidden: a guyenne KD on a flop read JH at chance as the resident JH went unseen).
             # (Not when that name is read elsewhere now: then it moved, and this is another card.)
             # A name the players gave a misread card stands for the camera's name of it too.
-            confused = set(seen.alternatives.get((zone, name), ()))
-            # A read that hardly prefers its name (a blurred card: a dozen names near 0.06) is
-            # confused with every name it found about as likely.
-            p = seen.likelihood.get((zone, name), 1.0)
-            confused |= {n for n, q in seen.candidates.get((zone, name), ()) if q >= AS_LIKELY * p}
+            confused = confused_names(seen, zone, name)
             confused |= {self.aliases[a] for a in confused if a in self.aliases}
             # A card whose name is settled (the players confirmed it) that the camera found
             # likely to be this name: a king also read as a jack, confirmed a king, is read as
@@ -481,35 +486,34 @@ class EventInference:
         # A card that left may lie under a pile's new top (a discard onto a flop pile and the
         # next flop on top of it, before the table settled).
         new_tops = [z for z, _ in appeared if self.layout.zones[z].kind == "pile"]
+        misread_tops = self._misread_tops(seen, expected)
         for zone, name in gone:
             if self._left(ctx, zone, name, now):
-                dests = [d for d in new_tops if d != zone] + self._misread_tops(seen, ctx, name)
+                dests = [d for d in new_tops if d != zone] + [z for z, may in misread_tops if name in may]
                 dests += list(self._hidden_destinations(ctx, name, zone))
                 down = ctx.referee.game.turned_down(Card.parse(name), zone)
                 readings = tuple((zone, d) for d in dict.fromkeys(dests))
                 changes.append(Change(name, readings, vanished=True, turned_down=down))
         return [c for c in changes if not (c.vanished and (c.src, c.card) in self.unseen_in_place)]
 
-    def _misread_tops(self, seen: TableState, ctx: Context, name: str) -> list[str]:
-        """Piles stirred since the last read whose top is read unsurely by the name of the card
-        the camera has there, with ``name`` (a card that left, unseen where it went) about as
-        likely: that card laid on the pile, misread as the card it covers (a guyenne `JD`
-        discarded face-up on the `JC`'s flop pile, read `JC` at chance, was fed as a face-down
-        discard: held-out seed 147 under noise lost its last three moves)."""
+    def _misread_tops(self, seen: TableState, expected: Counter) -> list[tuple[str, set[str]]]:
+        """(pile, the names its top may be) for each pile stirred since the last read whose top
+        is read unsurely by the name of the card the camera has there (``expected``, the
+        physical table's view): a card that left, unseen where it went, with one of those names
+        lies there, misread as the card it covers (a guyenne `JD` discarded face-up on the
+        `JC`'s flop pile, read `JC` at chance, was fed as a face-down discard: held-out seed 147
+        under noise lost its last three moves)."""
         if self._times is None or self._since is None:
             return []
-        view = visible(self.layout, ctx.physical)
         tops = []
         for zone, names in seen.cards.items():
             z = self.layout.zones.get(zone)
             if z is None or z.kind != "pile" or zone in self.hidden_zones or len(names) != 1:
                 continue
-            if self._times.get(zone, -math.inf) <= self._since or view[(zone, names[0])] == 0:
+            if self._times.get(zone, -math.inf) <= self._since or expected[(zone, names[0])] == 0:
                 continue  # not stirred, or a card come here: its own reading
-            p = seen.likelihood.get((zone, names[0]), 1.0)
-            likely = {n for n, q in seen.candidates.get((zone, names[0]), ()) if q >= AS_LIKELY * p}
-            if p < UNSURE_NAMING and name in likely | set(seen.alternatives.get((zone, names[0]), ())):
-                tops.append(zone)
+            if seen.likelihood.get((zone, names[0]), 1.0) < UNSURE_NAMING:
+                tops.append((zone, confused_names(seen, zone, names[0])))
         return tops
 
     def _given(self, card: str) -> set[str]:
