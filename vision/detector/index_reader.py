@@ -40,6 +40,32 @@ def _class_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 FACE_IDS, FACE_RANK, FACE_SUIT = _class_table()
 RANK_NONE, SUIT_NONE = RANK_CLASSES.index(NONE), SUIT_CLASSES.index(NONE)
+# A found box under this share of the upright box around its straightened card: a card partly
+# under others (0.7 to 0.9 measured alike on the held-out rendered set).
+COVERED = 0.8
+
+
+def shows_index(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
+    """(n,) how sure the reader is that a patch shows an index at all (neither rank nor suit
+    *none*)."""
+    return (1 - rank_p[:, RANK_NONE]) * (1 - suit_p[:, SUIT_NONE])
+
+
+def placements(quad: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """(4, 4, 2): ``quad`` moved so that its upright bounding box shares each corner of ``box``
+    in turn: where the card lies if the found box holds one of its corners."""
+    lo, hi = quad.min(axis=0), quad.max(axis=0)
+    x0, y0, x1, y1 = box
+    return np.stack([quad + np.array([x - qx, y - qy])
+                     for x, qx in ((x0, lo[0]), (x1, hi[0])) for y, qy in ((y0, lo[1]), (y1, hi[1]))])
+
+
+def covered(quads: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(n,) True where the found box is under ``COVERED`` of the area of the upright box around
+    the card's corners: the card is partly under others, and its corners are the refiner's guess."""
+    size = quads.max(axis=1) - quads.min(axis=1)
+    area = np.maximum(size[:, 0] * size[:, 1], 1e-9)
+    return (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]) < COVERED * area
 
 
 def card_probs(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
@@ -48,7 +74,7 @@ def card_probs(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
     spread evenly over the 54 classes; the rest goes to the faces, each the product of its
     rank's and suit's probabilities."""
     n = len(rank_p)
-    unknown = 1 - (1 - rank_p[:, RANK_NONE]) * (1 - suit_p[:, SUIT_NONE])
+    unknown = 1 - shows_index(rank_p, suit_p)
     faces = rank_p[:, FACE_RANK] * suit_p[:, FACE_SUIT]
     faces = faces / np.maximum(faces.sum(axis=1, keepdims=True), 1e-12)
     p = np.repeat((unknown / len(CLASSES))[:, None], len(CLASSES), axis=1)
@@ -70,13 +96,33 @@ class IndexReader:
             return np.zeros((0, 2, PATCH_H, PATCH_W, 3), np.uint8)
         return np.stack([both_patches(image, q) for q in quads])
 
-    def read(self, image: np.ndarray, rects: Rects) -> np.ndarray:
-        """(n, 54) card probabilities from both printed corners of each card."""
+    def _read(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(m, 54) card probabilities and (m,) index evidence of (m, h, w, 3) patches."""
+        logits = self.run(to_blob(patches))
+        nr = len(RANK_CLASSES)
+        rank_p, suit_p = softmax(logits[:, :nr]), softmax(logits[:, nr:])
+        return card_probs(rank_p, suit_p), shows_index(rank_p, suit_p)
+
+    def read(self, image: np.ndarray, rects: Rects, boxes: np.ndarray | None = None) -> np.ndarray:
+        """(n, 54) card probabilities from both printed corners of each card.
+
+        With the found ``boxes``, a card mostly covered by others (:func:`covered`) is read at
+        four more places too, its corners moved into each corner of its box (:func:`placements`):
+        the refiner must guess the hidden part of such a card, and its guess often puts the
+        index patch on the card above. The ten patches are pooled by how surely each shows an
+        index. On the held-out rendered cards less than half in view, the fused names went
+        from 0.481 to 0.556 right, the others unchanged (``models/MODEL_CARD.md``)."""
         patches = self.patches(image, rects)
         n = len(patches)
         if not n:
             return np.zeros((0, len(CLASSES)), np.float32)
-        logits = self.run(to_blob(patches.reshape(2 * n, PATCH_H, PATCH_W, 3)))
-        nr = len(RANK_CLASSES)
-        per_corner = card_probs(softmax(logits[:, :nr]), softmax(logits[:, nr:]))
-        return per_corner.reshape(n, 2, -1).mean(axis=1).astype(np.float32)
+        per_corner, _ = self._read(patches.reshape(2 * n, PATCH_H, PATCH_W, 3))
+        out = per_corner.reshape(n, 2, -1).mean(axis=1)
+        if boxes is not None:
+            quads = rects.quads()
+            for i in np.flatnonzero(covered(quads, np.asarray(boxes, np.float64))):
+                more = [p for q in placements(quads[i], boxes[i]) for p in both_patches(image, q)]
+                probs, shown = self._read(np.concatenate([patches[i], np.stack(more)]))
+                weight = shown + 1e-3
+                out[i] = (probs * weight[:, None]).sum(axis=0) / weight.sum()
+        return out.astype(np.float32)

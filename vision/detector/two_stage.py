@@ -138,7 +138,7 @@ class TwoStageDetector:
                 cards.append(card)
         weights = [1.0] * len(probs)
         if self.index is not None and rects is not None:
-            probs.append(self.index.read(image_bgr, rects))
+            probs.append(self.index.read(image_bgr, rects, boxes))
             weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
