@@ -189,6 +189,6 @@ def test_a_card_mostly_under_others_is_read_where_its_visible_corner_lies():
             for with_boxes, ids in named.items():
                 right[(hidden, with_boxes)] += CLASSES[int(ids[k])] == lb.cls
     assert count[True] >= 80 and count[False] >= 150, count
-    # 61 against 43 of 118 hidden cards, 168 against 161 of 209 others, when it was written
+    # 64 against 43 of 118 hidden cards, 168 against 161 of 209 others, when it was written
     assert right[(True, True)] >= right[(True, False)] + 0.08 * count[True], right
     assert right[(False, True)] >= right[(False, False)], right

@@ -53,13 +53,11 @@ def window_quad(card_quad: np.ndarray) -> np.ndarray:
     by bilinear interpolation: the same shares of the card whatever its pose."""
     q = np.asarray(card_quad, np.float64).reshape(4, 2)
     x0, y0, x1, y1 = PATCH_WINDOW
-
-    def at(u: float, v: float) -> np.ndarray:
-        top = q[0] * (1 - u) + q[1] * u
-        bottom = q[3] * (1 - u) + q[2] * u
-        return top * (1 - v) + bottom * v
-
-    return np.stack([at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1)])
+    u = np.array([[x0], [x1], [x1], [x0]])
+    v = np.array([[y0], [y0], [y1], [y1]])
+    top = q[0] * (1 - u) + q[1] * u
+    bottom = q[3] * (1 - u) + q[2] * u
+    return top * (1 - v) + bottom * v
 
 
 def cut_patch(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
