@@ -4,7 +4,8 @@ Each variant runs in its own process (so its peak memory is its own) over the sa
 1280x720 table views rendered with the held-out decks (about 20 cards each). At each finder
 input size: the shipped detector (finder, corner refiner when it has one, classifier) on ONNX
 Runtime and on OpenVINO when installed, the same for the detector of an earlier revision
-(``--baseline REV``, its models/ taken from git), and plain Ultralytics PyTorch inference of
+(``--baseline REV``: its models/ and the code that reads them, vision/ and referee/, both
+taken from git), and plain Ultralytics PyTorch inference of
 the finder's .pt with the shipped classifier. Prints a table of medians, each row's speed
 over PyTorch at its size, and writes JSON.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -58,6 +60,16 @@ def models_at(rev: str, out: Path) -> Path:
                               check=True)
         (out / Path(name).name).write_bytes(blob.stdout)
     return out / "cards.onnx"
+
+
+def code_at(rev: str, out: Path) -> Path:
+    """The packages ``vision`` and ``referee`` of git revision ``rev``, written to ``out``: a
+    child process with ``out`` first on its PYTHONPATH runs the detector as that revision did."""
+    out.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "vision", "referee"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out
 
 
 def measure(model: str, backend: str, size: str, frames_path: str, threads: int) -> dict:
@@ -106,23 +118,28 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         frames = render_frames(args.frames, Path(tmp))
         base_onnx = models_at(args.baseline, Path(tmp) / "baseline") if args.baseline else None
+        base_code = code_at(args.baseline, Path(tmp) / "baseline_code") if args.baseline else None
         for size in args.sizes:
             # The shipped finder is exported with dynamic shapes: one file runs at every size.
-            variants = [(f"{rt} detector", onnx, rt) for rt in runtimes]
+            variants = [(f"{rt} detector", onnx, rt, None) for rt in runtimes]
             if base_onnx:
-                variants += [(f"{rt} detector at {args.baseline}", base_onnx, rt) for rt in runtimes]
-            variants.append(("ultralytics pytorch + classifier", pt, "ultralytics"))
+                variants += [(f"{rt} detector at {args.baseline}", base_onnx, rt, base_code)
+                             for rt in runtimes]
+            variants.append(("ultralytics pytorch + classifier", pt, "ultralytics", None))
             # Rounds go through every variant in turn, so that a noisy moment of the machine
             # does not fall on one variant only; a variant's figure is its median round.
-            runs: dict[str, list[dict]] = {label: [] for label, _, _ in variants}
+            runs: dict[str, list[dict]] = {label: [] for label, *_ in variants}
             for _ in range(args.rounds):
-                for label, path, backend in variants:
+                for label, path, backend, code in variants:
+                    env = dict(os.environ)
+                    if code is not None:
+                        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
                     out = subprocess.run([sys.executable, __file__, "--threads", str(args.threads), "--child",
                                           str(path), backend, str(size), str(frames)],
-                                         capture_output=True, text=True, check=True)
+                                         capture_output=True, text=True, check=True, env=env)
                     runs[label].append(json.loads(out.stdout.splitlines()[-1]))
             measured = []
-            for label, _, backend in variants:
+            for label, _, backend, _ in variants:
                 mid = sorted(runs[label], key=lambda r: r["ms_median"])[len(runs[label]) // 2]
                 measured.append({"variant": label, "backend": backend, "input": size, **mid,
                                  "ms_rounds": [r["ms_median"] for r in runs[label]]})
