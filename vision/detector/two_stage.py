@@ -21,6 +21,11 @@ from vision.detector.model_files import open_onnx
 
 # The index reader's say against each whole-card view's (1.0) in the fused names.
 INDEX_WEIGHT = 1.0
+# A frame with no colour (a grey camera or photo): mean |B-G| + |G-R| under this many grey
+# levels (rendered grey cameras 0-2.4, colour tables 7.7 and up, the dev photos 9.5 and up).
+GREY_CHROMA = 4.0
+# The box view's say among the faces in such a frame (``models/MODEL_CARD.md``).
+GREY_BOX_WEIGHT = 0.25
 
 
 def geometry_for(classifier: Path) -> Path:
@@ -88,6 +93,23 @@ def fuse(probs: list[np.ndarray], weights: list[float] | None = None) -> np.ndar
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def is_grey(image_bgr: np.ndarray) -> bool:
+    """Whether the frame has no colour, judged on a coarse grid of its pixels."""
+    grid = image_bgr[::8, ::8].astype(np.int16)
+    chroma = np.abs(grid[..., 0] - grid[..., 1]) + np.abs(grid[..., 1] - grid[..., 2])
+    return bool(chroma.mean() < GREY_CHROMA)
+
+
+def faces_from(names: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """``names`` with its faces and joker shared out as in ``faces``: the back keeps its
+    probability from ``names``."""
+    out = faces.copy()
+    out[:, BACK_ID] = 0
+    out *= ((1 - names[:, BACK_ID]) / np.maximum(out.sum(axis=1), 1e-12))[:, None]
+    out[:, BACK_ID] = names[:, BACK_ID]
+    return out
+
+
 class TwoStageDetector:
     """Find cards with the one-class finder, then name each from its full-resolution crop.
     A box is kept when the finder's confidence reaches ``conf`` (a card is there, however
@@ -142,7 +164,15 @@ class TwoStageDetector:
             weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
-        return fuse(probs, weights), card.astype(np.float32), corners
+        names = fuse(probs, weights)
+        box_views = [i for i, v in enumerate(self.views) if v.crop != "rectified"]
+        if box_views and len(probs) > len(box_views) and is_grey(image_bgr):
+            # Without colour the box view, which never learned to name cards without it, reads
+            # faces worse than the straightened view and the index reader; it keeps its say on
+            # whether the card is face down.
+            grey = [GREY_BOX_WEIGHT if i in box_views else w for i, w in enumerate(weights)]
+            names = faces_from(names, fuse(probs, grey))
+        return names, card.astype(np.float32), corners
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
