@@ -103,9 +103,8 @@ class IndexReader:
         self.path = Path(path)
         self.run = open_onnx(self.path, runtime, threads, "index reader model")
 
-    def patches(self, image: np.ndarray, rects: Rects) -> np.ndarray:
-        """(n, 2, h, w, 3) uint8: each card's two printed corners, upright."""
-        quads = rects.quads()
+    def patches(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
+        """(n, 2, h, w, 3) uint8: the two printed corners of each card at ``quads``, upright."""
         if not len(quads):
             return np.zeros((0, 2, PATCH_H, PATCH_W, 3), np.uint8)
         return np.stack([both_patches(image, q) for q in quads])
@@ -127,11 +126,11 @@ class IndexReader:
         patches are pooled by how surely each shows an index. On the held-out rendered cards
         less than half in view, the fused names went from 0.481 to 0.556 right, the others
         unchanged (``models/MODEL_CARD.md``)."""
-        patches = self.patches(image, rects)
+        quads = rects.quads()
+        patches = self.patches(image, quads)
         n = len(patches)
         if not n:
             return np.zeros((0, len(CLASSES)), np.float32)
-        quads = rects.quads()
         hidden = [] if boxes is None else np.flatnonzero(covered(quads, np.asarray(boxes, np.float64)))
         # The covered cards' other places, read in the same run: of each placement's two printed
         # corners, the one whose index would lie in the found box (the other is under cards).
