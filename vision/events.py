@@ -973,7 +973,10 @@ class EventInference:
                         tries.append((sum(r for *_, r in combo), combo))
             tries = sorted(tries, key=lambda t: t[0])[:MAX_RENAMINGS]
         for _, combo in tries:
-            state = renamed(seen, [(zone, name, alt) for zone, name, alt, _ in combo])
+            # The cards not renamed keep their doubts: one read unsurely by the camera's name of
+            # the card the players renamed where it lies is still that card (a guyenne KC read
+            # JC on its discard pile again while an AD elsewhere flipped to AH).
+            state = renamed(seen, [(zone, name, alt) for zone, name, alt, _ in combo], keep_doubts=True)
             if state is None:
                 continue
             changes = self.changes(state, self.context)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import is_dataclass, replace
 
 import cv2
 import numpy as np
@@ -19,7 +20,7 @@ from referee.cards import Card
 from referee.core import Referee
 from referee.errors import ConfigError
 from referee.games import GAMES, load_game, simulator
-from referee.observations import Observation
+from referee.observations import Observation, parse_short
 from vision.calibration import from_markers
 from vision.events import EventInference, remove_last, visible
 from vision.layout import Layout, Zone, load_layout
@@ -193,6 +194,11 @@ def answer_for(camera: Referee, truth: Referee, outcomes: dict[int, str] | None 
     moves, game = camera.pending.moves, camera.game
     if truth.history and truth.history[-1] in moves:
         return moves.index(truth.history[-1]) + 1
+    last = truth.history[-1] if truth.history else None
+    if is_dataclass(last) and hasattr(last, "card"):  # the same move of a card the camera misnamed
+        as_named = [replace(m, card=last.card) if type(m) is type(last) else m for m in moves]
+        if last in as_named:
+            return as_named.index(last) + 1
     keys = [truth.game.outcome_key(truth.state)]
     n = len(camera.history)  # the camera's moves may be counted otherwise (a table typed)
     near = sorted(range(n - 2, n + 4), key=lambda m: abs(m - n - 1))
@@ -471,6 +477,56 @@ def test_a_duke_misread_unsurely_for_a_moment_is_no_duke_switch(seed):
     played = follow("dukes_up", seed=seed, max_obs=1000, look=duke_misread)
     assert played == whole_game_length("dukes_up", seed)
     assert misread > 10
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_discard_the_players_renamed_is_that_card_when_read_by_its_camera_name_again(seed):
+    """Black's first discard is read unsurely (0.2) as a card deep in the draw pile, its true
+    name the second likely one, and the players rename it. It is read by that wrong name at
+    every settle while it lies on the pile, and at the first of them a card that stayed
+    elsewhere is read surely by a name the rules cannot place there (its own the second likely
+    one). The
+    discard is still that card, not a second discard of the wrong name (a whole Dukes Up!
+    game on the guyenne deck stayed in desync after that: a KC read JC while AD flipped to AH)."""
+    followed: list[EventInference] = []
+    first: dict[str, str] = {}
+    before: dict[str, list[str]] = {}
+    flips = 0
+
+    def misread(view: TableState, physical: dict[str, list[Card]]) -> None:
+        nonlocal before, flips
+        was, before = before, {z: list(names) for z, names in view.cards.items()}
+        top = view.cards.get("discard_pile_black", [])
+        shown = view.all_face_up()
+        deep = [str(c) for c in physical["draw_pile_black"][:5] + physical["draw_pile_red"][:5]]
+        if not first and top:
+            first.update(card=top[0], read=next(c for c in deep if not shown[c]))
+        if not first or top != [first["card"]]:
+            return
+        card, read = first["card"], first["read"]
+        if first.get("renamed") is None:
+            first["renamed"] = ""  # the camera names it now; the players rename it at the next read
+        elif not first["renamed"]:
+            notes = followed[0].answer(parse_short(f"rename card={read} as={card}"))
+            assert notes[0].kind == "STATE", notes
+            first["renamed"] = "yes"
+        view.cards["discard_pile_black"] = [read]
+        view.likelihood[("discard_pile_black", read)] = 0.2
+        view.alternatives[("discard_pile_black", read)] = (card,)
+        if first["renamed"]:
+            stayed = [(z, n) for z, names in sorted(view.cards.items()) for n in names
+                      if z != "discard_pile_black" and n in was.get(z, [])]
+            other = next((c for c in deep if not shown[c] and c != read), None)
+            if stayed and other is not None and not flips:
+                zone, name = stayed[0]
+                view.cards[zone][view.cards[zone].index(name)] = other
+                view.likelihood[(zone, other)] = 0.7
+                view.alternatives[(zone, other)] = (name,)
+                flips += 1
+
+    played = follow("dukes_up", seed=seed, max_obs=80, look=misread, followed=followed)
+    assert played == 80
+    assert flips == 1 and first["renamed"]
 
 
 class NoCardsByZone(type(load_game("dukes_up"))):
