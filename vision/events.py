@@ -1093,7 +1093,9 @@ class EventInference:
             if state is None:
                 continue
             changes, plan = self._read(state, self.context)
-            if plan is not None:
+            # That card's move must explain the read: one still read where it lay (by the name
+            # the camera gives it) is no card gone, and the read renamed so would be ignored.
+            if plan is not None and any(c.card == old for c in changes):
                 return Stayed(state, changes, plan, {old: name})
         return None
 

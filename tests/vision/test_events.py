@@ -497,6 +497,59 @@ def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confu
     assert camera.snapshot() == truth.snapshot()
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_draw_read_as_a_discarded_card_is_not_taken_for_a_renamed_card_read_where_it_lies(seed):
+    """A drawn card is read unsurely by a wrong name and a player renames it; it stays read by
+    that name where it lies. A later draw is read at chance by the name of a card the camera saw
+    go face down into the discard pile, its true name a faint candidate. The renamed card is
+    still where it lies (read by the camera's name of it): the draw is not that card moved and
+    then dropped as nobody's, but the likeliest card still unseen, its true name (a whole Dukes
+    Up! game stayed in desync after a KD laid as a duke, read QD, was taken for a KC lying on a
+    discard pile read JC)."""
+    true_obs = simulated_observations(seed, 200)
+    seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
+    pick = None
+    for i, obs in enumerate(true_obs):
+        if obs.type == "move" and obs.src == "draw_pile" and obs.dst == "staging" and str(obs.card) != "JK":
+            j = next(k for k in range(i + 1, len(true_obs)) if true_obs[k].card == obs.card)
+            later = [k for k in range(j + 1, len(true_obs)) if true_obs[k].card == obs.card]
+            stays = later[0] if later else len(true_obs)
+            if true_obs[j].src == "staging" and true_obs[j].dst in seen_zones:
+                draws = [
+                    k for k in range(j + 1, stays)
+                    if true_obs[k].type == "move" and true_obs[k].src == "draw_pile"
+                    and true_obs[k].dst == "staging" and str(true_obs[k].card) != "JK"
+                    and any(o.dst == "discard_pile" for o in true_obs[:k])
+                ]
+                if draws:
+                    pick = i, j, draws[0]
+                    break
+    assert pick is not None, "no card laid in view that stays there while another is drawn"
+    i, j, d = pick
+    card, drawn = str(true_obs[i].card), str(true_obs[d].card)
+    discarded = next(str(o.card) for o in reversed(true_obs[:d]) if o.dst == "discard_pile")
+    deck = {str(c) for c in Referee(load_game("royal_family")).state.zones["draw_pile"]}
+    read = sorted(deck - {str(o.card) for o in true_obs[: d + 1]} - {"JK"})[0]
+
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    for k, _, view in played_views(true_obs[: d + 1], truth, inference):
+        zone = next((z for z, names in view.cards.items() if card in names), None)
+        if i <= k and zone is not None:  # the camera never reads it right
+            view.cards[zone][view.cards[zone].index(card)] = read
+            view.likelihood[(zone, read)] = 0.3
+        if k == d:
+            view.cards["staging"][view.cards["staging"].index(drawn)] = discarded
+            view.likelihood[("staging", discarded)] = 0.09
+            view.candidates[("staging", discarded)] = ((drawn, 0.04),)
+        result = inference.update(view)
+        if k == i:
+            notes = inference.answer(parse_short(f"rename card={read} as={card}"))  # the [CHECK]
+            assert notes[0].kind == "STATE"
+    assert [o.short() for o, _ in result.fed] == [true_obs[d].short()]
+    assert camera.snapshot() == truth.snapshot()
+
+
 def test_a_players_name_already_shown_elsewhere_swaps_the_two_cards():
     """The camera fed two drawn cards by each other's names (a king read as the jack, then the
     jack, whose name was taken, named the king by the rules). The players name the second one
