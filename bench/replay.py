@@ -30,7 +30,8 @@ spot is one observation for the true log's two, with the same announcements):
 
 ``--rereferee`` referees again the detections an earlier run saved, without the detector: what
 event inference and the rules make of the same reads (the speed columns are then the
-referee's alone). A change to them is measured so in minutes instead of the detector's hour:
+referee's alone; a frame the first run did not read is detected). A change to them is measured
+so in minutes instead of the detector's hour:
 
     python bench/replay.py --seeds 141 ... 150 --moves 24 --conditions blur arms --rereferee
 
@@ -64,6 +65,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.games import GAMES  # noqa: E402
+from vision.detector import shipped_model  # noqa: E402
 from vision.replay_eval import (  # noqa: E402
     latencies,
     read_jsonl,
@@ -110,7 +112,10 @@ def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str]
     if args.rereferee and "--detections" not in extra and (out / "detections.jsonl").exists():
         if not kept.exists():
             shutil.copy(out / "detections.jsonl", kept)
-        extra = [*extra, "--detections", str(kept)]
+        # The referee of today may read the table at frames the first run did not: the
+        # variant's model detects those.
+        model = [] if "--model" in extra else ["--model", str(shipped_model())]
+        extra = [*extra, "--detections", str(kept), *model]
     elif "--detections" not in extra:
         kept.unlink(missing_ok=True)  # detected again: a later --rereferee takes the new ones
     t0 = time.perf_counter()

@@ -10,6 +10,7 @@ import re
 import cv2
 from run_cardref import cardref, replay
 
+from vision.detector import shipped_model
 from vision.replay_eval import TablePlayers, read_jsonl, score_replay
 
 
@@ -46,6 +47,29 @@ def test_rules_rerun_from_recorded_detections_give_the_same_events(game_video, t
             [(e["frame"], e["kind"], e["text"]) for e in map(json.loads, (out / "events.jsonl").open())]
         )
     assert runs[0] == runs[1] and len(runs[0]) > 20
+
+
+def test_frames_the_recorded_detections_lack_are_detected_by_the_model_given(game_video, true_detections,
+                                                                            tmp_path):
+    """A referee changed since a run may read the table at frames that run did not: without a
+    model that is a one-line error naming the file and the frame; with ``--model`` those frames
+    are detected by it, and the new run's detections hold them."""
+    r = replay(game_video, tmp_path / "first", "--detections", str(true_detections), "--no-video")
+    assert r.returncode == 0, r.stderr
+    records = (tmp_path / "first" / "detections.jsonl").read_text().splitlines()  # the frames read
+    dropped = records[len(records) // 2 : len(records) // 2 + 3]
+    lacking = tmp_path / "lacking.jsonl"
+    lacking.write_text("\n".join(r for r in records if r not in dropped) + "\n")
+    r = replay(game_video, tmp_path / "without", "--detections", str(lacking), "--no-video")
+    frame = json.loads(dropped[0])["frame"]
+    assert r.returncode != 0 and f"lacking.jsonl: no detections for frame {frame}" in r.stderr
+    assert "--model" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    out = tmp_path / "with"
+    r = replay(game_video, out, "--detections", str(lacking), "--model", str(shipped_model()),
+               "--no-video")
+    assert r.returncode == 0, r.stderr
+    again = {json.loads(line)["frame"] for line in (out / "detections.jsonl").open()}
+    assert {json.loads(d)["frame"] for d in dropped} <= again
 
 
 def test_replay_through_the_shipped_detector(game_video, tmp_path):

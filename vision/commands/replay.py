@@ -52,7 +52,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=RUNTIMES,
                    help="detector runtime (default: openvino when installed, about 2x faster "
                         "here, else onnx)")
-    p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed")
+    p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed "
+                   "(with --model, the frames it lacks are detected by that model)")
     p.add_argument(
         "--calibration", type=Path, help="saved calibration JSON (default: from the mat's markers)"
     )
@@ -110,7 +111,9 @@ def replay_one(args: argparse.Namespace) -> int:
         players = rendered_players(args.players, layout)
         answers = []  # the players answer
     if args.detections:
-        detect = recorded_detector(args.detections)
+        # With --model too, the frames the file lacks are detected (a referee changed since).
+        model = model_detector(args.model, Settings.conf, args.backend, args.threads) if args.model else None
+        detect = recorded_detector(args.detections, model)
     else:
         detect = model_detector(args.model, Settings.conf, args.backend, args.threads)
     calibration = Calibration.load(args.calibration) if args.calibration else None

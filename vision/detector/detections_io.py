@@ -64,8 +64,10 @@ def from_record(record: dict[str, Any]) -> Detections:
     )
 
 
-def recorded_detector(path: Path) -> FrameDetector:
-    """Detections read back from a ``detections.jsonl``, by frame index."""
+def recorded_detector(path: Path, missing: FrameDetector | None = None) -> FrameDetector:
+    """Detections read back from a ``detections.jsonl``, by frame index. A frame it lacks is
+    detected by ``missing`` where given (the referee's code changed since the run that wrote
+    the file, and it reads the table at frames that run did not), else it is an error."""
     by_frame: dict[int, Detections] = {}
     for n, r in files.read_jsonl(path, "detections", missing_ok=False):
         try:
@@ -74,9 +76,12 @@ def recorded_detector(path: Path) -> FrameDetector:
             raise CardrefError(f"{path}:{n}: expected frame, xyxy, confidence and class ({e})") from None
 
     def detect(image: np.ndarray, index: int) -> Detections:
-        if index not in by_frame:
-            raise CardrefError(f"{path}: no detections for frame {index} (recorded from another video?)")
-        return by_frame[index]
+        if index in by_frame:
+            return by_frame[index]
+        if missing is not None:
+            return missing(image, index)
+        raise CardrefError(f"{path}: no detections for frame {index} (recorded from another video, or "
+                           "by a referee that read other frames: give --model to detect those)")
 
     return detect
 
