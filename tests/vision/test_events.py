@@ -456,6 +456,17 @@ def played_views(observations: list, truth: Referee, inference: EventInference):
         yield k, obs, camera_view(physical)
 
 
+def drawn_then_laid_in_view(true_obs: list):
+    """(i, j) for each card drawn into staging (observation i) and laid from there where the
+    camera sees it (observation j)."""
+    seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
+    for i, obs in enumerate(true_obs):
+        if obs.type == "move" and obs.src == "draw_pile" and obs.dst == "staging" and str(obs.card) != "JK":
+            j = next(k for k in range(i + 1, len(true_obs)) if true_obs[k].card == obs.card)
+            if true_obs[j].src == "staging" and true_obs[j].dst in seen_zones:
+                yield i, j
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confused_with(seed):
     """A drawn card is read unsurely by a wrong name (a card that never comes out), with a
@@ -463,14 +474,7 @@ def test_a_card_the_players_renamed_is_followed_when_read_by_a_name_it_was_confu
     and read unsurely by the second name, it is that card moved (one move), not a new card
     drawn onto the pile with the renamed one slid under it."""
     true_obs = simulated_observations(seed, 120)
-    seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
-    pick = None
-    for i, obs in enumerate(true_obs):
-        if obs.type == "move" and obs.src == "draw_pile" and obs.dst == "staging" and str(obs.card) != "JK":
-            j = next(k for k in range(i + 1, len(true_obs)) if true_obs[k].card == obs.card)
-            if true_obs[j].src == "staging" and true_obs[j].dst in seen_zones:
-                pick = i, j
-                break
+    pick = next(drawn_then_laid_in_view(true_obs), None)
     assert pick is not None, "no card drawn to staging and laid where the camera sees it"
     i, j = pick
     card = str(true_obs[i].card)
@@ -507,23 +511,18 @@ def test_a_draw_read_as_a_discarded_card_is_not_taken_for_a_renamed_card_read_wh
     Up! game stayed in desync after a KD laid as a duke, read QD, was taken for a KC lying on a
     discard pile read JC)."""
     true_obs = simulated_observations(seed, 200)
-    seen_zones = {z.id for z in LAYOUT.zones.values() if not z.offtable and z.face == "up"}
     pick = None
-    for i, obs in enumerate(true_obs):
-        if obs.type == "move" and obs.src == "draw_pile" and obs.dst == "staging" and str(obs.card) != "JK":
-            j = next(k for k in range(i + 1, len(true_obs)) if true_obs[k].card == obs.card)
-            later = [k for k in range(j + 1, len(true_obs)) if true_obs[k].card == obs.card]
-            stays = later[0] if later else len(true_obs)
-            if true_obs[j].src == "staging" and true_obs[j].dst in seen_zones:
-                draws = [
-                    k for k in range(j + 1, stays)
-                    if true_obs[k].type == "move" and true_obs[k].src == "draw_pile"
-                    and true_obs[k].dst == "staging" and str(true_obs[k].card) != "JK"
-                    and any(o.dst == "discard_pile" for o in true_obs[:k])
-                ]
-                if draws:
-                    pick = i, j, draws[0]
-                    break
+    for i, j in drawn_then_laid_in_view(true_obs):
+        later = [k for k in range(j + 1, len(true_obs)) if true_obs[k].card == true_obs[i].card]
+        draws = [  # while it lies there, after a card went face down into the discard pile
+            k for k in range(j + 1, later[0] if later else len(true_obs))
+            if true_obs[k].type == "move" and true_obs[k].src == "draw_pile"
+            and true_obs[k].dst == "staging" and str(true_obs[k].card) != "JK"
+            and any(o.dst == "discard_pile" for o in true_obs[:k])
+        ]
+        if draws:
+            pick = i, j, draws[0]
+            break
     assert pick is not None, "no card laid in view that stays there while another is drawn"
     i, j, d = pick
     card, drawn = str(true_obs[i].card), str(true_obs[d].card)
