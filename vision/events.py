@@ -643,8 +643,15 @@ class EventInference:
                 # among its faint names or read by that name before: that card, misread (a court
                 # card of a design the detector cannot name: a hero KH read JH at 0.47, KH at
                 # 0.06; a Royal Shuffle king laid as JH, the rules chose KH, then read JH
-                # surely). Before any unseen name: a card seldom changes where it lies.
-                seen, changes, plan, result.read_as = kept.seen, kept.changes, kept.plan, kept.read_as
+                # surely). Before any unseen name: a card seldom changes where it lies. But as
+                # for a re-read, when that explains the change away and one step missed explains
+                # it with the names as read, the step was missed (held-out seed 147, staging
+                # never seen, with the players: a JD drawn onto the JC's flop pile, read JD at
+                # 0.1 with JC faint, was taken for the JC, and the game stayed out of step).
+                if not kept.plan and len(missed := self._recover(seen)) == 1:
+                    found = missed
+                else:
+                    seen, changes, plan, result.read_as = kept.seen, kept.changes, kept.plan, kept.read_as
             elif (came := self._vanished_plan(seen)) is not None:
                 # A card read, however surely, by a name the rules cannot put where it lies,
                 # as a card the camera no longer sees anywhere left its place: that card,
