@@ -110,12 +110,10 @@ def replay_one(args: argparse.Namespace) -> int:
     if args.players:
         players = rendered_players(args.players, layout)
         answers = []  # the players answer
-    if args.detections:
-        # With --model too, the frames the file lacks are detected (a referee changed since).
-        model = model_detector(args.model, Settings.conf, args.backend, args.threads) if args.model else None
-        detect = recorded_detector(args.detections, model)
-    else:
-        detect = model_detector(args.model, Settings.conf, args.backend, args.threads)
+    # With --detections the model only detects the frames the file lacks, and only if given.
+    model = model_detector(args.model, Settings.conf, args.backend, args.threads) \
+        if args.model or not args.detections else None
+    detect = recorded_detector(args.detections, model) if args.detections else model
     calibration = Calibration.load(args.calibration) if args.calibration else None
     files.ensure_dir(args.out, "replay")
     log = args.out / "observations.jsonl"
