@@ -81,6 +81,7 @@ MAX_RECOVERED_CARDS = 4
 # A typed move that waits for the camera and that the referee refuses waits through this many
 # reads that fed moves (the camera a settled table or two behind the players), then is refused.
 HELD_READS = 2
+DECISIVE = ("DAMAGE", "RESULT")  # announcements a card's name may change for good: asked first
 BEHIND = "the camera has not read the table since"  # why a typed move the referee accepts waits
 
 
@@ -241,6 +242,7 @@ class Result:
     # Steps the camera missed, found by the rules (fed with the changes seen: the players check)
     recovered: Explanation | None = None
     question: RecoveryQuestion | None = None  # several explanations: the players choose
+    confirmed: set[str] = field(default_factory=set)  # cards the players named (not to check)
 
 
 @dataclass
@@ -684,6 +686,14 @@ class EventInference:
         if plan is None:  # no order explains everything: take what the rules explain
             partial = self._greedy(changes)
             plan, unexplained = partial.plan, partial.unexplained
+        if plan and self.ask_readings and (which := self._name_asked(plan, seen, result.read_as)):
+            # Announced from a name read at chance, a damage or a result may be wrong for good
+            # (Houska Castle: a QC read JC at 0.28 "nullifies KD"): the players name it first
+            # (the table is read again after their answer).
+            self.question, self._question_seen = which, seen
+            self._question_read_as = result.read_as
+            result.question = which
+            return result
         self._feed_held(result, plan)  # typed before the camera's moves, where they stay legal
         for k, obs in enumerate(plan):
             if self.referee.pending is not None:
@@ -747,9 +757,11 @@ class EventInference:
 
         return missed_steps(self.referee, cards, read)
 
-    def choose(self, key: int) -> Result:
+    def choose(self, key: int, confirm: bool = True) -> Result:
         """A player's pick among the explanations of an open :class:`RecoveryQuestion`: its
-        steps are fed, and the table read since is compared again."""
+        steps are fed, and the table read since is compared again. A card's name picked is
+        that card's, not to be checked again (unless not ``confirm``: the players pick the
+        camera's name to put it right after, the card's name not among the choices)."""
         question = self.question
         if question is None or not 1 <= key <= len(question.choices):
             n = len(question.choices) if question else 0
@@ -757,7 +769,10 @@ class EventInference:
             raise CardrefError(said)
         chosen, seen = question.choices[key - 1], self._question_seen
         self.question = self._question_seen = None
-        result = Result(recovered=chosen if chosen.missed else None, read_as=self._question_read_as)
+        result = Result(recovered=chosen if chosen.missed else None, read_as=dict(self._question_read_as))
+        named = chosen.named  # the name picked for the card the camera read as question.card
+        if named is not None and named != question.card:
+            result.read_as[named] = question.card
         for obs in chosen.steps:
             seq = len(self.referee.fed)
             result.fed.append((obs, self.referee.feed(obs)))
@@ -769,6 +784,9 @@ class EventInference:
                 break
         for obs in chosen.carried:
             self._move(obs, self.context)
+        if named is not None and confirm:
+            self.confirm(named)
+            result.confirmed.add(named)
         self._sync_hidden()
         if self.desync is not None:
             self.desync, result.resynced = None, True
@@ -1038,6 +1056,64 @@ class EventInference:
             key = trial.game.outcome_key(trial.state)
             ways.setdefault(key, Explanation(tuple(steps), (), key))
         return list(ways.values())[:MAX_CHOICES] if len(ways) > 1 else []
+
+    def _name_asked(
+        self, plan: list[Observation], seen: TableState, read_as: dict[str, str]
+    ) -> RecoveryQuestion | None:
+        """Which card it is, for the first card of ``plan`` that comes into view named unsurely
+        where another of its likely names, legal too, makes the referee announce another damage
+        or result (a jack's nullify, a queen's nothing): the fed name first, then the others the
+        rules accept, for the players to pick by the card's name. None when every likely name
+        says the same (the name check after the move is enough then)."""
+        shown = seen.all_face_up()
+        for obs in plan:
+            if obs.card is None or obs.dst is None or obs.dst in self.hidden_zones:
+                continue
+            if not (obs.src is None or obs.src == obs.dst or obs.src in self.hidden_zones):
+                continue  # named when it came out: the camera follows it by that name
+            card = str(obs.card)
+            read = read_as.get(card, card)
+            if seen.likelihood.get((obs.dst, read), 1.0) >= UNSURE_NAMING:
+                continue
+            faint = [n for n, _ in seen.candidates.get((obs.dst, read), ())]
+            names = dict.fromkeys([card, read, *seen.alternatives.get((obs.dst, read), ()), *faint])
+            ways: list[Explanation] = []
+            said: set[tuple[tuple[str, ...], ...]] = set()
+            for name in list(names)[: MAX_CHOICES + 2]:
+                if name != card and (shown[name] > (name == read) or name in ("BACK", "JK")):
+                    continue  # seen elsewhere now (not as this card), or no face to name
+                new = Card.parse(name)
+                steps = [replace(o, card=new) if o.card == obs.card else o for o in plan]
+                way = self._decisive(steps, name)
+                if way is not None and len(ways) < MAX_CHOICES:
+                    ways.append(Explanation(tuple(steps), (), "", label=way[0], named=name))
+                    said.add(way[1])
+            if len(said) > 1:
+                return RecoveryQuestion(ways, card=read)
+        return None
+
+    def _decisive(
+        self, steps: list[Observation], name: str
+    ) -> tuple[str, tuple[tuple[str, ...], ...]] | None:
+        """``steps`` fed on a trial referee, None if it refuses one: a label (the name and the
+        first damage or result it brings) and those announcements with ``name`` left out (two
+        names alike in effect say the same), and after each answer where the rules ask (a
+        card drawn or the observation card turned up: the effect follows the answer)."""
+        trial = self.context.trial()
+        said: list[list[Announcement]] = [[]]
+        for obs in steps:
+            if trial.pending is not None:
+                break
+            got = trial.feed(obs)
+            if any(a.kind == "REJECT" for a in got):
+                return None
+            said[0] += [a for a in got if a.kind in DECISIVE]
+        if trial.pending is not None:
+            for k in range(1, len(trial.pending.moves) + 1):
+                said.append([a for a in trial_copy(trial).feed(Observation.answer(k)) if a.kind in DECISIVE])
+        first = next((a.text for notes in said for a in notes), None)
+        label = f"{name}: {first}" if first else name
+        return label, tuple(tuple(a.text.replace(name, "?") for a in notes) for notes in said)
 
     def _stayed_plan(self, seen: TableState, moves: int | None, last_resort: bool = False) -> Stayed | None:
         """A card read unsurely in a spread where one the camera no longer sees lay, that card

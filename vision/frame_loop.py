@@ -86,7 +86,11 @@ def players_act(camera: CameraReferee, players: TablePlayers, events: list, inde
         referee = camera.referee
         question = camera.inference.question
         if referee.pending is None and question is not None:  # which missed moves happened
-            key = players.pick_explanation(question)
+            key = players.pick_explanation(question, index)
+            if key is None and question.card is not None:
+                # The card is none of the names offered: the camera's, checked and put right.
+                out += note(camera.choose(1, index, t, confirm=False))
+                continue
             if key is None:
                 break
             out += note(camera.choose(key, index, t))

@@ -238,8 +238,9 @@ class CameraReferee:
         if result.desync:
             events.append(Event("desync", t, index, result.desync))
         if result.question is not None:  # several legal ways here: the players pick one
-            choices = [e.describe() for e in result.question.choices]
-            events.append(Event("question", t, index, result.question.prompt(), data={"choices": choices}))
+            q = result.question
+            data = {"choices": [e.describe() for e in q.choices], **({"card": q.card} if q.card else {})}
+            events.append(Event("question", t, index, q.prompt(), data=data))
         events += self._recovered(result, index, t)
         for (obs, notes), seq in zip(result.fed, result.seq, strict=True):
             data = obs.to_json()
@@ -259,6 +260,9 @@ class CameraReferee:
                 others = self._likely_others(obs.dst, read, card)
                 if others:
                     data["others"] = others
+            if card in result.confirmed:
+                data.pop("others", None)  # the players said which card it is: nothing to check
+                data["named_by"] = "players"
             naming = self.inference.named.get(card) if "others" in data else None
             if naming is not None and seq is not None and naming.at < seq:
                 data["since"] = naming.at  # where it came out under that name: what a rename fixes
@@ -282,10 +286,10 @@ class CameraReferee:
         data = {"missed": [o.to_json() for o in result.recovered.missed]}
         return [Event("recovered", t, index, text, data=data)]
 
-    def choose(self, key: int, index: int, t: float) -> list[Event]:
-        """A player's pick (``key``, from 1) among the explanations of an open question on
-        missed moves; then what the table shows since."""
-        events = self._report(self.inference.choose(key), index, t)
+    def choose(self, key: int, index: int, t: float, confirm: bool = True) -> list[Event]:
+        """A player's pick (``key``, from 1) among the explanations of an open question (moves
+        missed, or which card a card read unsurely is); then what the table shows since."""
+        events = self._report(self.inference.choose(key, confirm), index, t)
         if self.table is not None and self.referee.pending is None:
             events += self._infer(index, t)  # the table as read now, after those steps
         return events

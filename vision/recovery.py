@@ -39,20 +39,31 @@ class Explanation:
     # Cards that changed which the rules moved along with a step, unobserved (a drawn 2 filed
     # in the discard pile as its victim leaves): the physical table follows.
     carried: tuple[Observation, ...] = ()
+    label: str = ""  # what the players are shown, where the steps would not tell them apart
+    named: str | None = None  # the card's name this explanation gives, in a question of names
 
     def describe(self) -> str:
-        return ", ".join(o.short() for o in self.steps)
+        return self.label or ", ".join(o.short() for o in self.steps)
 
 
 @dataclass
 class RecoveryQuestion:
-    """Several legal explanations: the players pick one by its number."""
+    """Several legal explanations: the players pick one by its number. ``card``: the name the
+    camera read unsurely, when the explanations are that card's likely names (their effects
+    differ), rather than moves the camera missed."""
 
     choices: list[Explanation]
+    card: str | None = None
+
+    def title(self) -> str:
+        if self.card is not None:
+            return f"{self.card} was read unsurely and its name changes the game: which card is it?"
+        return "the camera missed moves, which happened?"
 
     def prompt(self) -> str:
         options = "; ".join(f"{i} {e.describe()}" for i, e in enumerate(self.choices, 1))
-        return f"the camera missed moves, which happened? press {options}"
+        more = " (none of them: press 1, then type a rename)" if self.card is not None else ""
+        return f"{self.title()} press {options}{more}"
 
 
 def card_moves(before: dict[str, list[Card]], after: dict[str, list[Card]]) -> list[tuple[str, str, str]]:

@@ -273,9 +273,15 @@ class TablePlayers:
         self.typed_done += 1
         return obs
 
-    def pick_explanation(self, question) -> int | None:
+    def pick_explanation(self, question, frame: int) -> int | None:
         """The camera's explanations of missed moves (``vision.recovery``): the one that leaves
-        the game as the true game was at some point (None: none does)."""
+        the game as the true game was at some point; of a card's likely names (which card is
+        it?), the card they last put there (None: none does)."""
+        if question.card is not None:
+            first = question.choices[0]
+            dst = next(o.dst for o in first.steps if str(o.card) == first.named)
+            card = self.answer(frame, question.card, tuple(e.named for e in question.choices), dst)
+            return next((i for i, e in enumerate(question.choices, 1) if e.named == card), None)
         keys = {k for _, k in self.outcomes}
         return next((i for i, e in enumerate(question.choices, 1) if e.outcome in keys), None)
 

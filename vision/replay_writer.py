@@ -72,6 +72,7 @@ class ReplayWriter:
             "desyncs": 0,
             "recoveries": 0,  # tables explained by steps the camera missed (fed, flagged)
             "recovery_questions": 0,  # tables several sequences of missed steps explain
+            "name_questions": 0,  # cards read unsurely whose likely names announce other effects
             "rejects": 0,
             "asks": 0,
             "frames": 0,
@@ -134,7 +135,8 @@ class ReplayWriter:
             self.counts["desyncs"] += 1
         elif e.kind in ("recovered", "question"):
             flag = True
-            self.counts["recoveries" if e.kind == "recovered" else "recovery_questions"] += 1
+            kind = "name_questions" if "card" in e.data else "recovery_questions"
+            self.counts["recoveries" if e.kind == "recovered" else kind] += 1
         elif e.kind == "announcement" and e.announcement is not None:
             a = e.announcement
             self.counts["announcements"] += 1

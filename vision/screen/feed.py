@@ -49,7 +49,8 @@ def open_question(camera: CameraReferee, checks: list) -> dict[str, Any] | None:
         return {"kind": "ask", "text": pending.question, "choices": list(pending.labels)}
     question = camera.inference.question
     if question is not None:
-        return {"kind": "missed", "text": "The camera missed moves: which happened?",
+        title = question.title()
+        return {"kind": "name" if question.card else "missed", "text": title[0].upper() + title[1:],
                 "choices": [c.describe() for c in question.choices]}
     if checks:
         check = checks[0]
