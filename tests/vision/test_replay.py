@@ -10,7 +10,10 @@ import re
 import cv2
 from run_cardref import cardref, replay
 
+from referee.cards import Card
+from referee.observations import Observation
 from vision.detector import shipped_model
+from vision.recovery import Explanation, RecoveryQuestion
 from vision.replay_eval import TablePlayers, read_jsonl, score_replay
 
 
@@ -108,6 +111,33 @@ def test_the_table_players_remember_the_card_they_just_moved(game_video):
     for k, obs in moves:
         assert players.card_for(settled[k], obs["to"]) == obs["card"]
     assert players.card_for(settled[0], truth[0]["to"]) is None  # nothing moved yet
+
+
+def test_the_table_players_name_the_card_they_just_moved_when_the_camera_asks(game_video):
+    """A camera question on a card's name (``RecoveryQuestion.card``): the players pick the
+    choice that names the card they last put there, wherever it stands among the choices, and
+    none when no choice names it (then they take the camera's name and rename it at the check)."""
+    players = TablePlayers(game_video)
+    truth = read_jsonl(game_video / "observations.jsonl")
+    settled: dict[int, int] = {}
+    for row in read_jsonl(game_video / "labels.jsonl"):
+        if row["phase"] == "settled":
+            settled.setdefault(row["obs"], row["frame"])
+    k, obs = next((k, o) for k, o in enumerate(truth, 1) if o.get("type", "move") == "move" and k in settled)
+    card, zone = obs["card"], obs["to"]
+    others = [c for c in ("JS", "QS", "KS", "JC") if c != card][:2]
+
+    def asked(names: list[str]) -> RecoveryQuestion:
+        ways = [
+            Explanation((Observation("move", Card.parse(n), obs["from"], zone),), (), "", named=n)
+            for n in names
+        ]
+        return RecoveryQuestion(ways, card=names[0])
+
+    assert players.pick_explanation(asked([*others, card]), settled[k]) == 3
+    assert players.pick_explanation(asked([card, *others]), settled[k]) == 1
+    assert players.pick_explanation(asked(others), settled[k]) is None
+    assert asked([card, *others]).prompt().startswith(f"{card} was read unsurely")
 
 
 def test_players_answering_the_camera_checks_put_its_misread_cards_right(game_video, tmp_path):
