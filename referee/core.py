@@ -241,6 +241,13 @@ class Game(ABC):
         zones = getattr(state, "zones", None)
         return zones if isinstance(zones, dict) else None
 
+    def awaited_zone(self, state: Any) -> str | None:
+        """The zone a card must be put into before anything else, where a move is half made
+        (Dukes Up!: a duke taken into the hand, its replacement not laid yet); else None. A
+        camera that sees only the first half may have missed a card for a moment (``vision.events``
+        waits for the second half)."""
+        return None
+
     def unseen_source(self, card: Card, dst: str) -> Observation | None:
         """The observation for ``card`` come into view at ``dst`` from a place a camera cannot
         tell apart (a hand or the draw pile), for a game that has one; the referee then decides,

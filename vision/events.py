@@ -694,6 +694,7 @@ class EventInference:
             self._question_read_as = result.read_as
             result.question = which
             return result
+        plan = self._whole_moves(plan)
         self._feed_held(result, plan)  # typed before the camera's moves, where they stay legal
         for k, obs in enumerate(plan):
             if self.referee.pending is not None:
@@ -730,6 +731,30 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _whole_moves(self, plan: list[Observation]) -> list[Observation]:
+        """``plan`` without a card gone from view out of a zone that the rules then await a
+        card in (``Game.awaited_zone``: a Dukes Up! duke taken into the hand, its replacement
+        not seen), until the camera sees the second half: a duke the detector misses for one
+        read is no switch (two guyenne dukes side by side, found as one box at 640x360, had the
+        next typed draw refused). Kept where the rest of the plan needs it."""
+        game = self.referee.game
+        gone = [o for o in plan if o.dst in self.hidden_zones and o.src in self.layout.zones]
+        if not gone or game.awaited_zone(self.referee.state) is not None:
+            return plan
+        trial = self.context.trial()
+        for obs in plan:
+            if trial.pending is not None or refused(trial, obs):
+                return plan
+        zone = game.awaited_zone(trial.state)
+        half = [o for o in gone if o.src == zone]
+        if not half:
+            return plan
+        rest = [o for o in plan if o is not half[-1]]
+        trial = self.context.trial()
+        if any(refused(trial, obs) for obs in rest):
+            return plan
+        return rest
 
     def _surely_read(self, seen: TableState) -> bool:
         """Whether every card seen where the physical table has it not was read surely."""
@@ -1505,6 +1530,7 @@ class EventInference:
         before = self._plan(earlier, ctx) if earlier else []
         if before is None:
             return False
+        before = self._whole_moves(before)
         for obs in before:
             ctx.referee.feed(obs)
             self._move(obs, ctx)

@@ -180,6 +180,10 @@ class DukesUp(Game):
         return json.dumps(plain, sort_keys=True, separators=(",", ":"))
 
     # ---- what a camera compares with the table -------------------------------------------
+    def awaited_zone(self, state: DukesState) -> str | None:
+        """The active player's dukes while a duke switched out waits for its replacement."""
+        return f"dukes_{state.active}" if state.switch_out is not None else None
+
     def cards_by_zone(self, state: DukesState) -> dict[str, list[Card]]:
         """Every card where a camera can see it, and each player's unseen cards (draw pile,
         the unknown part of the hand, the face-down castle, set-up dukes) in their draw pile: a
