@@ -798,7 +798,8 @@ class EventInference:
         named = chosen.named  # the name picked for the card the camera read as question.card
         if named is not None and named != question.card:
             result.read_as[named] = question.card
-        for obs in chosen.steps:
+        steps = self._whole_moves(list(chosen.steps)) if question.card else chosen.steps
+        for obs in steps:
             seq = len(self.referee.fed)
             result.fed.append((obs, self.referee.feed(obs)))
             result.seq.append(seq)
