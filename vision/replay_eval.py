@@ -280,7 +280,7 @@ class TablePlayers:
         if question.card is not None:
             first = question.choices[0]
             dst = next(o.dst for o in first.steps if str(o.card) == first.named)
-            card = self.answer(frame, question.card, tuple(e.named for e in question.choices), dst)
+            card = self.card_for(frame, dst)  # (not a check: not tallied as one)
             return next((i for i, e in enumerate(question.choices, 1) if e.named == card), None)
         keys = {k for _, k in self.outcomes}
         return next((i for i, e in enumerate(question.choices, 1) if e.outcome in keys), None)
