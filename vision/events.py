@@ -671,15 +671,11 @@ class EventInference:
                 plan, result.recovered = list(found[0].steps), found[0]
                 carried = list(found[0].carried)
             elif found:
-                self.question, self._question_seen = RecoveryQuestion(found), seen
-                self._question_read_as = {}
-                result.question = self.question
+                self._ask(RecoveryQuestion(found), seen, {}, result)
                 self._unexplained = attempt
                 return result
         if plan and not found and self.ask_readings and (ways := self._ways_gone(changes, plan, seen)):
-            self.question, self._question_seen = RecoveryQuestion(ways), seen
-            self._question_read_as = result.read_as
-            result.question = self.question
+            self._ask(RecoveryQuestion(ways), seen, result.read_as, result)
             return result
         self._unexplained = attempt if plan is None else None
         unexplained: list[Change] = []
@@ -690,9 +686,7 @@ class EventInference:
             # Announced from a name read at chance, a damage or a result may be wrong for good
             # (Houska Castle: a QC read JC at 0.28 "nullifies KD"): the players name it first
             # (the table is read again after their answer).
-            self.question, self._question_seen = which, seen
-            self._question_read_as = result.read_as
-            result.question = which
+            self._ask(which, seen, result.read_as, result)
             return result
         plan = self._whole_moves(plan)
         self._feed_held(result, plan)  # typed before the camera's moves, where they stay legal
@@ -731,6 +725,14 @@ class EventInference:
         elif self.desync is not None:
             self.desync, result.resynced = None, True
         return result
+
+    def _ask(
+        self, question: RecoveryQuestion, seen: TableState, read_as: dict[str, str], result: Result
+    ) -> None:
+        """Open ``question`` on the table ``seen`` (read with the names ``read_as``), for the
+        players' pick (:meth:`choose`); nothing of that table is fed until then."""
+        self.question, self._question_seen, self._question_read_as = question, seen, read_as
+        result.question = question
 
     def _whole_moves(self, plan: list[Observation]) -> list[Observation]:
         """``plan`` without a card gone from view out of a zone that the rules then await a
