@@ -3,6 +3,7 @@ with card designs never used in training."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,17 +123,64 @@ def test_detect_command_writes_predictions(frames, tmp_path):
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "txt" / "classes.txt").read_text().split() == list(CLASSES)
-    detector = load_detector()
+    from vision.commands.detect import SCORING_CONF
+
+    detector = load_detector(conf=SCORING_CONF)
     for i, (image, _, _) in enumerate(frames[:2]):
         assert cv2.imread(str(tmp_path / "drawn" / f"frame{i}.jpg")) is not None
         rows = [line.split() for line in (tmp_path / "txt" / f"frame{i}.txt").read_text().splitlines()]
         det = detector.detect(image)
         assert len(rows) == len(det) > 0
+        # Printed: the boxes that are a card at least --conf (0.25) surely; the rest are only in the file.
+        cards = int(re.search(rf"^frame{i}: (\d+) cards", out.stdout, re.M).group(1))
+        assert cards == int((det.found >= 0.25).sum()) > 0
         h, w = image.shape[:2]
         for row, box, cls in zip(rows, det.xyxy, det.class_id, strict=True):
             assert int(row[0]) == cls
             assert abs(float(row[1]) * w - (box[0] + box[2]) / 2) < 1.0
             assert 0 < float(row[5]) <= 1
+
+
+def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
+    """Rendered held-out tables of restyled decks (dark faces, metallic inks; grey and tinted
+    cameras), where the finder finds many cards unsurely: ``cardref detect --save-txt`` writes
+    every box from ``SCORING_CONF`` on with its confidence, so a scoring tool that ranks them
+    finds more cards than in files cut at 0.25, as the command wrote them before. Measured
+    2026-12-01 on these 16 images (182 cards): found AP50 0.763 against 0.724, by card 0.601
+    against 0.587; on the dev photos by card 0.968 against 0.960 (``models/MODEL_CARD.md``)."""
+    from vision.detector.evaluate import any_name
+    from vision.detector.metrics import ImageResult, evaluate
+
+    art = Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout_styles.yaml"))
+    layout = load_layout("royal_family")
+    images = tmp_path / "images"
+    images.mkdir()
+    truth = {}
+    for i in range(16):
+        s = render_sample(art, layout, SEED + 1, i, imgsz=960)
+        (images / f"t{i:02d}.jpg").write_bytes(s.jpeg)
+        labelled = [lb for lb in s.labels if lb.labelled]
+        truth[f"t{i:02d}"] = (np.array([lb.box for lb in labelled], np.float32).reshape(-1, 4),
+                              np.array([CLASSES.index(lb.cls) for lb in labelled], np.int64))
+    out = subprocess.run([sys.executable, "-m", "vision.commands.main", "detect", str(images),
+                          "--save-txt", str(tmp_path / "txt")], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    from_files, cut = [], []
+    detector = load_detector(conf=0.25)
+    for stem, (boxes, classes) in truth.items():
+        h, w = cv2.imread(str(images / f"{stem}.jpg")).shape[:2]
+        lines = (tmp_path / "txt" / f"{stem}.txt").read_text().splitlines()
+        rows = np.array([[float(v) for v in line.split()] for line in lines]).reshape(-1, 6)
+        xyxy = np.stack([(rows[:, 1] - rows[:, 3] / 2) * w, (rows[:, 2] - rows[:, 4] / 2) * h,
+                         (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], axis=1)
+        from_files.append(ImageResult(boxes, classes, xyxy, rows[:, 0].astype(int), rows[:, 5], stem))
+        det = detector.detect(cv2.imread(str(images / f"{stem}.jpg")))
+        cut.append(ImageResult(boxes, classes, det.xyxy, det.class_id, det.confidence, stem))
+    found_files = evaluate([any_name(r) for r in from_files], 1).map50
+    found_cut = evaluate([any_name(r) for r in cut], 1).map50
+    assert sum(len(b) for b, _ in truth.values()) > 100
+    assert found_files > found_cut + 0.02, (found_files, found_cut)
+    assert evaluate(from_files, len(CLASSES)).map50 > evaluate(cut, len(CLASSES)).map50
 
 
 def test_detect_command_rejects_what_is_not_an_image(tmp_path):
@@ -265,7 +313,8 @@ def test_detect_leaves_out_the_mats_markers(tmp_path):
     listed = np.stack([(rows[:, 0] - rows[:, 2] / 2) * w, (rows[:, 1] - rows[:, 3] / 2) * h,
                        (rows[:, 0] + rows[:, 2] / 2) * w, (rows[:, 1] + rows[:, 3] / 2) * h], axis=1)
     assert box_iou(listed.astype(np.float32), squares.astype(np.float32)).max() < 0.1
-    assert len(rows) >= 8 and f"video_000900: {len(rows)} cards" in out.stdout
+    shown = int(re.search(r"^video_000900: (\d+) cards", out.stdout, re.M).group(1))
+    assert len(rows) >= shown >= 8
 
 
 def test_a_grey_camera_is_told_from_a_colour_one():

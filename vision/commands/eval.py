@@ -23,6 +23,7 @@ HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
+    from vision.commands.detect import SCORING_CONF
     from vision.detector import BACKENDS
 
     p = argparse.ArgumentParser(prog=prog, description=__doc__,
@@ -35,7 +36,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "take their suits from a suits.csv beside them); default: the shipped sample")
     p.add_argument("--skip-synthetic", action="store_true")
     p.add_argument("--skip-real", action="store_true")
-    p.add_argument("--conf", type=float, default=0.01, help="confidence threshold for mAP (default 0.01)")
+    p.add_argument("--conf", type=float, default=SCORING_CONF,
+                   help=f"finder confidence from which boxes are scored (default {SCORING_CONF}, as in "
+                        "the label files of cardref detect --save-txt)")
     p.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: openvino for .onnx when installed, else onnx; "
