@@ -34,6 +34,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--real", type=Path, default=real,
                    help="folder of labelled real photos, Ultralytics or Pascal VOC layout (VOC rank labels "
                         "take their suits from a suits.csv beside them); default: the shipped sample")
+    p.add_argument("--corner-labels", action="store_true",
+                   help="the real photos' boxes are their cards' corner indices (as many public card "
+                        "sets label them), not whole cards: a card counts when a box of its name covers "
+                        "its corners")
     p.add_argument("--skip-synthetic", action="store_true")
     p.add_argument("--skip-real", action="store_true")
     p.add_argument("--conf", type=float, default=SCORING_CONF,
@@ -131,9 +135,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  (no figures per card design: {root} was rendered before designs were recorded; "
                   "delete it and run again to render it anew)")
     if not args.skip_real:
-        report["real"] = real_photos(detector, args.real, args.out)
+        report["real"] = real_photos(detector, args.real, args.out, args.corner_labels)
     for part in ("synthetic", "real"):
-        if part in report:
+        if "recall50_per_class" in report.get(part, {}):
             print(f"{part}: recall@0.5 per class: " + " ".join(
                 f"{k}={v:.2f}" for k, v in report[part]["recall50_per_class"].items()))
             print(f"{part}: costliest confusions: " + ", ".join(
@@ -143,9 +147,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def real_photos(detector, folder: Path, out: Path) -> dict:
+def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False) -> dict:
     """Scores on a folder of labelled real photos, printed and returned for ``eval.json``."""
     from referee.cards import CLASSES
+    from vision.detector.corner_labels import looks_corner_labelled
     from vision.detector.evaluate import any_name, draw_worst, run_detector, summary
     from vision.detector.metrics import ImageResult, evaluate
     from vision.detector.real_photos import (
@@ -163,6 +168,11 @@ def real_photos(detector, folder: Path, out: Path) -> dict:
     by_rank = [ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if real.by_card else r.gt_classes,
                            r.pred_boxes, to_rank_ids(r.pred_classes), r.pred_scores, r.name)
                for r in every_box]
+    if corner_labels:
+        return corner_labelled(every_box, real, folder)
+    if looks_corner_labelled(every_box):
+        print(f"note: the boxes of {folder} look like corner indices, not whole cards (two of one name in "
+              "most photos, or much smaller than the cards found): score them with --corner-labels")
     rank_ev = evaluate(by_rank, len(RANK_CLASSES))
     report = {"dataset": str(folder), "images": len(real.samples),
               "scored_by": "card" if real.by_card else "rank",
@@ -204,3 +214,21 @@ def real_photos(detector, folder: Path, out: Path) -> dict:
         print("    confusions: " + ", ".join(f"{c['true']}->{c['named']} x{c['count']}"
                                            for c in naming["confusions"]) or "none")
     return report
+
+
+def corner_labelled(every_box, real, folder: Path) -> dict:
+    """Scores on photos whose boxes are their cards' corner indices (``corner_labels``)."""
+    from dataclasses import asdict
+
+    from referee.cards import CLASSES
+    from vision.detector.corner_labels import score
+
+    if not real.by_card:
+        raise CardrefError(f"{folder}: --corner-labels needs boxes named by card (rank and suit), "
+                           "not by rank")
+    sc = score(every_box, len(CLASSES))
+    print(f"real photos labelled by their corner indices ({len(real.samples)} images, {sc.cards} cards): "
+          f"a box of the card's name covers its labelled corners for {sc.named:.3f} of the cards "
+          f"({sc.named_sure:.3f} at confidence >= 0.25), a box of any name {sc.found:.3f}; "
+          f"mAP of covering boxes {sc.map_cover:.3f}")
+    return {"dataset": str(folder), "images": len(real.samples), "scored_by": "corner indices", **asdict(sc)}

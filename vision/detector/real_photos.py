@@ -134,20 +134,33 @@ def _rank_of(name: str) -> str:
 
 
 def read_ultralytics(folder: Path) -> RealSet:
-    """An Ultralytics dataset whose ``data.yaml`` names are the detector's classes (all splits)."""
+    """An Ultralytics dataset (all splits) whose ``data.yaml`` names cards in any order (``AS``,
+    ``10h``, ``ace of spades``, ``joker``; public card sets often sort them as text); without a
+    ``data.yaml`` its class ids are the detector's."""
     data = folder / "data.yaml"
     names = yaml.safe_load(data.read_text(encoding="utf-8")).get("names") if data.exists() else None
     if isinstance(names, dict):
         names = [names[k] for k in sorted(names)]
-    if names is not None and [_card_name(str(n)) for n in names] != list(CLASSES)[: len(names)]:
-        raise CardrefError(f"{data}: field 'names': expected the detector's classes in order "
-                           f"({', '.join(CLASSES[:3])} ... BACK)")
+    ids = None
+    if names is not None:
+        cards = [_card_name(str(n)) for n in names]
+        if None in cards:
+            bad = names[cards.index(None)]
+            raise CardrefError(f"{data}: field 'names': {bad!r} is no card (expected names such as AS, 10h, "
+                               "'ace of spades', joker, back)")
+        ids = np.array([CLASS_ID[c] for c in cards], int)
     samples = []
     for split in sorted(p.name for p in (folder / "images").iterdir() if p.is_dir()):
         samples += read_yolo_dataset(folder, split)
     if not samples:
         raise CardrefError(f"{folder}/images: no images (expected images/<split>/*.jpg with "
                            "labels/<split>/*.txt)")
+    if ids is not None:
+        for s in samples:
+            if len(s.classes) and s.classes.max() >= len(ids):
+                raise CardrefError(f"{s.image}: its labels use class {s.classes.max()}, but {data} names "
+                                   f"{len(ids)} classes")
+            s.classes = ids[s.classes]
     return RealSet(folder, samples, True)
 
 
