@@ -41,6 +41,15 @@ def frames() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     return out
 
 
+def label_file(path: Path, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """A ``cardref detect --save-txt`` file: its (n, 6) rows ``class cx cy w h conf`` and the
+    boxes as xyxy pixels of a ``w`` x ``h`` image."""
+    lines = path.read_text().splitlines()
+    rows = np.array([[float(v) for v in line.split()] for line in lines]).reshape(-1, 6)
+    cx, cy, bw, bh = rows[:, 1] * w, rows[:, 2] * h, rows[:, 3] * w, rows[:, 4] * h
+    return rows, np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+
+
 def match(pred_boxes: np.ndarray, true_boxes: np.ndarray) -> list[tuple[int, int]]:
     """One-to-one (true, predicted) pairs with IoU >= 0.5, best overlaps first."""
     if not len(pred_boxes) or not len(true_boxes):
@@ -169,10 +178,7 @@ def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
     detector = load_detector(conf=0.25)
     for stem, (boxes, classes) in truth.items():
         h, w = cv2.imread(str(images / f"{stem}.jpg")).shape[:2]
-        lines = (tmp_path / "txt" / f"{stem}.txt").read_text().splitlines()
-        rows = np.array([[float(v) for v in line.split()] for line in lines]).reshape(-1, 6)
-        xyxy = np.stack([(rows[:, 1] - rows[:, 3] / 2) * w, (rows[:, 2] - rows[:, 4] / 2) * h,
-                         (rows[:, 1] + rows[:, 3] / 2) * w, (rows[:, 2] + rows[:, 4] / 2) * h], axis=1)
+        rows, xyxy = label_file(tmp_path / "txt" / f"{stem}.txt", w, h)
         from_files.append(ImageResult(boxes, classes, xyxy, rows[:, 0].astype(int), rows[:, 5], stem))
         det = detector.detect(cv2.imread(str(images / f"{stem}.jpg")))
         cut.append(ImageResult(boxes, classes, det.xyxy, det.class_id, det.confidence, stem))
@@ -308,10 +314,7 @@ def test_detect_leaves_out_the_mats_markers(tmp_path):
     raw = load_detector().detect(image)
     assert (box_iou(raw.xyxy, squares).max(axis=0) > 0.3).sum() >= 3  # the model does take them for cards
     h, w = image.shape[:2]
-    txt = (tmp_path / "video_000900.txt").read_text().splitlines()
-    rows = np.array([[float(v) for v in line.split()[1:5]] for line in txt])
-    listed = np.stack([(rows[:, 0] - rows[:, 2] / 2) * w, (rows[:, 1] - rows[:, 3] / 2) * h,
-                       (rows[:, 0] + rows[:, 2] / 2) * w, (rows[:, 1] + rows[:, 3] / 2) * h], axis=1)
+    rows, listed = label_file(tmp_path / "video_000900.txt", w, h)
     assert box_iou(listed.astype(np.float32), squares.astype(np.float32)).max() < 0.1
     shown = int(re.search(r"^video_000900: (\d+) cards", out.stdout, re.M).group(1))
     assert len(rows) >= shown >= 8

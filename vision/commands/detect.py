@@ -131,8 +131,8 @@ def run(args: argparse.Namespace) -> int:
         count += 1
         found = " ".join(f"{n}({c:.2f})" for n, c in zip(cards.names, cards.confidence, strict=True))
         unsure = len(det) - len(cards) if args.save_txt else 0
-        unsure = f" (and {unsure} unsure boxes in the label files)" if unsure else ""
-        print(f"{name}: {len(cards)} cards {found}{unsure}")
+        also = f" (and {unsure} unsure boxes in the label files)" if unsure else ""
+        print(f"{name}: {len(cards)} cards {found}{also}")
         if args.save:
             files.write_bytes(args.save / f"{name}.jpg", encode_jpeg(draw_detections(image, cards)))
         if args.save_txt:

@@ -164,12 +164,15 @@ def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False) 
     from vision.progress import progress
 
     real = read_real_folder(folder)
+    if corner_labels and not real.by_card:
+        raise CardrefError(f"{folder}: --corner-labels needs boxes named by card (rank and suit), "
+                           "not by rank")
     every_box = run_detector(detector, progress(len(real.samples), "eval real", "img", iterable=real.samples))
+    if corner_labels:
+        return corner_labelled(every_box, real, folder)
     by_rank = [ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if real.by_card else r.gt_classes,
                            r.pred_boxes, to_rank_ids(r.pred_classes), r.pred_scores, r.name)
                for r in every_box]
-    if corner_labels:
-        return corner_labelled(every_box, real, folder)
     if looks_corner_labelled(every_box):
         print(f"note: the boxes of {folder} look like corner indices, not whole cards (two of one name in "
               "most photos, or much smaller than the cards found): score them with --corner-labels")
@@ -223,9 +226,6 @@ def corner_labelled(every_box, real, folder: Path) -> dict:
     from referee.cards import CLASSES
     from vision.detector.corner_labels import score
 
-    if not real.by_card:
-        raise CardrefError(f"{folder}: --corner-labels needs boxes named by card (rank and suit), "
-                           "not by rank")
     sc = score(every_box, len(CLASSES))
     print(f"real photos labelled by their corner indices ({len(real.samples)} images, {sc.cards} cards): "
           f"a box of the card's name covers its labelled corners for {sc.named:.3f} of the cards "

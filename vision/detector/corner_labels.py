@@ -71,23 +71,23 @@ def score(results: list[ImageResult], num_classes: int, sure: float = 0.25) -> C
     for r in results:
         cards = cards_of(r)
         total += len(cards)
-        used = np.zeros(len(cards), bool)
-        order = np.argsort(-r.pred_scores, kind="stable")
+        # (cards, boxes): which box covers which card, and which of those bear the card's name
+        cover = np.zeros((len(cards), len(r.pred_boxes)), bool)
+        for j, card in enumerate(cards):
+            cover[j] = covers(r.pred_boxes, card)
+        same = cover & (r.pred_classes[None, :] == np.array([card.cls for card in cards], int)[:, None])
         for card in cards:
             counts[card.cls] += 1
-            cover = covers(r.pred_boxes, card)
-            same = cover & (r.pred_classes == card.cls)
-            found += bool(cover.any())
-            named += bool(same.any())
-            named_sure += bool((same & (r.pred_scores >= sure)).any())
-        for k in order:
-            c = int(r.pred_classes[k])
-            mine = [j for j, card in enumerate(cards) if card.cls == c and not used[j]
-                    and covers(r.pred_boxes[k : k + 1], card)[0]]
-            if mine:
+        found += int(cover.any(axis=1).sum())
+        named += int(same.any(axis=1).sum())
+        named_sure += int((same & (r.pred_scores >= sure)[None, :]).any(axis=1).sum())
+        used = np.zeros(len(cards), bool)
+        for k in np.argsort(-r.pred_scores, kind="stable"):  # each card matched once, surest box first
+            mine = np.flatnonzero(same[:, k] & ~used)
+            if len(mine):
                 used[mine[0]] = True
-            hits[c].append(bool(mine))
-            confs[c].append(float(r.pred_scores[k]))
+            hits[int(r.pred_classes[k])].append(bool(len(mine)))
+            confs[int(r.pred_classes[k])].append(float(r.pred_scores[k]))
     aps = [average_precision(np.array(hits[c], bool), np.array(confs[c]), counts[c])
            for c in range(num_classes)]
     finite = [a for a in aps if np.isfinite(a)]
