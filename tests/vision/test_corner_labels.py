@@ -18,6 +18,7 @@ import yaml
 
 from referee.cards import CLASSES
 from vision.detector.corner_labels import CornerCard, covers
+from vision.detector.geometry import quad_points
 from vision.layout import load_layout
 from vision.synth.assets import Art, load_recipe
 from vision.synth.labels import INDEX_REGIONS
@@ -27,13 +28,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SEED = 781  # not a training seed
 
 
-def face_point(quad: np.ndarray, u: float, v: float) -> np.ndarray:
-    """The image point at face coordinates (u, v) of the card whose corners are ``quad``."""
-    top = quad[0] * (1 - u) + quad[1] * u
-    bottom = quad[3] * (1 - u) + quad[2] * u
-    return top * (1 - v) + bottom * v
-
-
 def corner_boxes(label, ids: np.ndarray) -> list[tuple[float, float, float, float]]:
     """The card's printed corners that show (85 % of a 6x6 grid of points over the corner lie
     on the card's own pixels), each as the box around it."""
@@ -41,8 +35,8 @@ def corner_boxes(label, ids: np.ndarray) -> list[tuple[float, float, float, floa
     h, w = ids.shape
     out = []
     for (u0, v0), (u1, v1) in INDEX_REGIONS:
-        grid = np.array([face_point(quad, u, v)
-                         for u in np.linspace(u0, u1, 6) for v in np.linspace(v0, v1, 6)])
+        u, v = np.meshgrid(np.linspace(u0, u1, 6), np.linspace(v0, v1, 6))
+        grid = quad_points(quad, u.ravel(), v.ravel())
         x, y = np.round(grid).astype(int).T
         if (x < 0).any() or (y < 0).any() or (x >= w).any() or (y >= h).any():
             continue

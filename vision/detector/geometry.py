@@ -124,6 +124,17 @@ def decode(out: np.ndarray, boxes: np.ndarray) -> Rects:
     return Rects(center, long, short, axis)
 
 
+def quad_points(quad: np.ndarray, u, v) -> np.ndarray:
+    """The image points at shares ``u`` (along the top edge) and ``v`` (down the side) of the
+    card whose corners are ``quad`` (TL, TR, BR, BL), by bilinear interpolation: the same place
+    on the card whatever its pose. ``u`` and ``v`` are numbers or arrays of one shape."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    u, v = np.asarray(u, np.float64)[..., None], np.asarray(v, np.float64)[..., None]
+    top = q[0] * (1 - u) + q[1] * u
+    bottom = q[3] * (1 - u) + q[2] * u
+    return top * (1 - v) + bottom * v
+
+
 def rectified_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """The card inside ``quad`` (TL, TR, BR, BL) warped to an upright ``size`` (w, h) crop. A
     card much larger than the crop is blurred to the crop's scale first (as INTER_AREA would),

@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from referee.cards import RANKS
-from vision.detector.geometry import rectified_crop
+from vision.detector.geometry import quad_points, rectified_crop
 from vision.synth.styles import random_deck_style, restyle_face
 
 SUITS = ("S", "H", "D", "C")
@@ -51,13 +51,8 @@ class Patch:
 def window_quad(card_quad: np.ndarray) -> np.ndarray:
     """The patch window's four corners (TL, TR, BR, BL) inside a card's quad (TL, TR, BR, BL),
     by bilinear interpolation: the same shares of the card whatever its pose."""
-    q = np.asarray(card_quad, np.float64).reshape(4, 2)
     x0, y0, x1, y1 = PATCH_WINDOW
-    u = np.array([[x0], [x1], [x1], [x0]])
-    v = np.array([[y0], [y0], [y1], [y1]])
-    top = q[0] * (1 - u) + q[1] * u
-    bottom = q[3] * (1 - u) + q[2] * u
-    return top * (1 - v) + bottom * v
+    return quad_points(card_quad, [x0, x1, x1, x0], [y0, y0, y1, y1])
 
 
 def cut_patch(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
