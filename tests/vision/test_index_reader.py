@@ -123,24 +123,6 @@ def test_rank_and_suit_make_card_probabilities():
     assert CLASSES[int(p.argmax())] == "QS"
 
 
-def test_a_suit_without_a_rank_tells_the_suit_alone():
-    """A court card's corner that prints the suit's sign and no rank: the suit's 13 faces share
-    what it says, the other suits get only the share of its doubt."""
-    rank = np.eye(len(RANK_CLASSES))[[RANK_CLASSES.index(NONE)]] * 0.96 + 0.04 / len(RANK_CLASSES)
-    suit = np.full((1, len(SUIT_CLASSES)), 0.01)
-    suit[0, SUIT_CLASSES.index("D")] = 0.96
-    p = card_probs(rank, suit / suit.sum())[0]
-    diamonds = np.array([c.endswith("D") for c in CLASSES])
-    assert p[diamonds].sum() > 0.9
-    assert np.ptp(p[diamonds]) < 0.01  # no rank among them is favoured
-    assert p[[CLASSES.index(c) for c in ("KS", "KH", "KC")]].max() < p[CLASSES.index("KD")] / 20
-    # The same for a rank without a suit: the rank's four faces.
-    rank_only = card_probs(np.eye(len(RANK_CLASSES))[[RANK_CLASSES.index("7")]],
-                           np.eye(len(SUIT_CLASSES))[[SUIT_CLASSES.index(NONE)]])[0]
-    sevens = [CLASSES.index(f"7{s}") for s in "SHDC"]
-    assert np.allclose(rank_only[sevens], 0.25)
-
-
 def test_cardref_train_fits_an_index_reader_that_the_detector_uses(tmp_path):
     """``cardref train --config index.yaml`` on a few generated patches: it exports an ONNX
     reader, and a detector folder holding it beside the classifiers names cards with a third view."""

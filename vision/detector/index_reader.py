@@ -27,9 +27,7 @@ from vision.synth.indices import (
     PATCH_H,
     PATCH_W,
     RANK_CLASSES,
-    RANK_NAMES,
     SUIT_CLASSES,
-    SUITS,
     both_patches,
     cut_patch,
     window_quad,
@@ -85,28 +83,16 @@ def in_box(point: np.ndarray, box: np.ndarray) -> bool:
 
 
 def card_probs(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
-    """(n, 54) class probabilities from (n, ranks) and (n, suits), the rank and the suit each
-    evidence of its own. A corner that shows neither (a back, a joker, a corner under another
-    card) says nothing about the name: that share is spread evenly over the 54 classes. A
-    corner that shows a suit and no rank (the big pip in the corner of a court card whose deck
-    prints no rank there, a rank too small to read) tells the suit alone: that share goes
-    evenly to the suit's 13 faces, and likewise a rank without a suit to the rank's 4. The
-    rest goes to the faces, each the product of its rank's and suit's probabilities."""
+    """(n, 54) class probabilities from (n, ranks) and (n, suits). A corner that shows no index
+    (a back, a joker, a corner under another card) says nothing about the name: that share is
+    spread evenly over the 54 classes; the rest goes to the faces, each the product of its
+    rank's and suit's probabilities."""
     n = len(rank_p)
-    no_rank, no_suit = rank_p[:, RANK_NONE], suit_p[:, SUIT_NONE]
-    ranks = np.delete(rank_p, RANK_NONE, axis=1)
-    suits = np.delete(suit_p, SUIT_NONE, axis=1)
-    ranks = ranks / np.maximum(ranks.sum(axis=1, keepdims=True), 1e-12)
-    suits = suits / np.maximum(suits.sum(axis=1, keepdims=True), 1e-12)
-    both = ranks[:, FACE_RANK] * suits[:, FACE_SUIT]
-    suit_only = suits[:, FACE_SUIT] / len(RANK_NAMES)
-    rank_only = ranks[:, FACE_RANK] / len(SUITS)
-    p = np.repeat((no_rank * no_suit / len(CLASSES))[:, None], len(CLASSES), axis=1)
-    p[np.arange(n)[:, None], FACE_IDS[None, :]] += (
-        ((1 - no_rank) * (1 - no_suit))[:, None] * both
-        + (no_rank * (1 - no_suit))[:, None] * suit_only
-        + ((1 - no_rank) * no_suit)[:, None] * rank_only
-    )
+    unknown = 1 - shows_index(rank_p, suit_p)
+    faces = rank_p[:, FACE_RANK] * suit_p[:, FACE_SUIT]
+    faces = faces / np.maximum(faces.sum(axis=1, keepdims=True), 1e-12)
+    p = np.repeat((unknown / len(CLASSES))[:, None], len(CLASSES), axis=1)
+    p[np.arange(n)[:, None], FACE_IDS[None, :]] += (1 - unknown)[:, None] * faces
     return p
 
 
