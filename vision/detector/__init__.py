@@ -6,6 +6,7 @@ from pathlib import Path
 
 from referee.errors import CardrefError
 from referee.paths import models_dir
+from vision.detector.detections import NMS_IOU
 
 RUNTIMES = ("onnx", "openvino")  # the CPU runtimes of the exported .onnx files
 BACKENDS = (*RUNTIMES, "ultralytics")  # and Ultralytics on the .pt weights
@@ -35,7 +36,7 @@ def box_view_for(model: Path) -> Path:
 
 
 def load_detector(path: str | Path | None = None, backend: str | None = None, conf: float = 0.25,
-                  iou: float = 0.6, threads: int | None = None, imgsz: int | None = None):
+                  iou: float = NMS_IOU, threads: int | None = None, imgsz: int | None = None):
     """The detector for ``path`` (default: the shipped ``models/cards.onnx``). The backend
     follows the file: ``.onnx`` -> ONNX Runtime or OpenVINO, ``.pt`` -> Ultralytics. When the classifier
     ``<stem>_cls.onnx`` lies beside it, the model is a one-class card finder and the classifier

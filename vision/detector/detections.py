@@ -116,6 +116,12 @@ def best_overlaps(iou: np.ndarray, threshold: float = 0.5) -> list[tuple[int, in
     return pairs
 
 
+# The finder keeps only the surer of two boxes that overlap more than this (Ultralytics' own
+# default). At 0.6, until 2026-12-01, it dropped cards of tight fans and spreads, whose boxes of
+# what shows overlap their neighbours' (models/MODEL_CARD.md).
+NMS_IOU = 0.7
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
     """Indices kept by greedy non-maximum suppression, best first."""
     order = np.argsort(-scores, kind="stable")

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from referee.errors import CardrefError
-from vision.detector.detections import Detections, nms
+from vision.detector.detections import NMS_IOU, Detections, nms
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ class OnnxDetector:
     model exported with dynamic shapes runs on the smallest stride-32 rectangle that holds the
     letterboxed frame, at its export size or ``imgsz``; a fixed-shape one on its square."""
 
-    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
+    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = NMS_IOU, agnostic: bool = True,
                  threads: int | None = None, runtime: str = "onnx", imgsz: int | None = None):
         from vision.detector.model_files import open_onnx
 
@@ -153,7 +153,7 @@ class OnnxDetector:
 class UltralyticsDetector:
     """The ``.pt`` weights through Ultralytics and PyTorch (for training-side checks)."""
 
-    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.6, agnostic: bool = True,
+    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = NMS_IOU, agnostic: bool = True,
                  imgsz: int | None = None):
         from vision.detector.model_files import load_yolo
 
