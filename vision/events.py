@@ -1144,6 +1144,19 @@ class EventInference:
         return label, tuple(tuple(a.text.replace(name, "?") for a in notes) for notes in said)
 
     def _stayed_plan(self, seen: TableState, moves: int | None, last_resort: bool = False) -> Stayed | None:
+        """:meth:`_stayed_one`, then again for each other card so misread, while the table then
+        reads in fewer moves: two dukes misread in one read, a red `KH` read `JH` and a black `QS`
+        read `JC` (guyenne courts), are both the dukes, not one duke and a switch (Dukes Up!
+        seed 9)."""
+        stayed = self._stayed_one(seen, moves, last_resort)
+        while stayed is not None and stayed.plan:
+            more = self._stayed_one(stayed.seen, len(stayed.plan), last_resort)
+            if more is None or more.plan is None:
+                break
+            stayed = Stayed(more.seen, more.changes, more.plan, {**stayed.read_as, **more.read_as})
+        return stayed
+
+    def _stayed_one(self, seen: TableState, moves: int | None, last_resort: bool = False) -> Stayed | None:
         """A card read unsurely in a spread where one the camera no longer sees lay, that card
         among its likely names: most likely that card, still there and misread (a duke QS read
         QC at 0.47 is no duke switch). The likeliest such renaming that explains the table in

@@ -516,6 +516,47 @@ def test_a_duke_misread_unsurely_for_a_moment_is_no_duke_switch(seed):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
+def test_both_players_dukes_misread_in_one_read_are_no_duke_switch(seed):
+    """Every third settle, each player's first duke (fed, and there at the settle before) is
+    read at chance (0.2) as a card still in that player's draw pile, its true name only a faint
+    candidate: two misread dukes in one read (guyenne courts named at chance: a red `KH` read
+    `JH` and a black `QS` read `JC`, Dukes Up! seed 9) are both the dukes; taking one back left
+    the other a duke switch, fed, and the camera ahead of the game."""
+    settles = itertools.count()
+    before: dict[str, list[str]] = {}
+    followed: list[EventInference] = []
+    misread = 0
+
+    def both_misread(view: TableState, physical: dict[str, list[Card]]) -> None:
+        nonlocal before, misread
+        zones = ("dukes_black", "dukes_red")
+        piles = (*zones, "discard_pile_black", "discard_pile_red")
+        was, before = before, {z: list(view.cards.get(z, [])) for z in piles}
+        if next(settles) % 3 or any(view.cards.get(z, []) != was.get(z) for z in piles):
+            return  # (a read where the move was made elsewhere: melds, castles, draws)
+        shown = view.all_face_up()
+        picks = []
+        for zone in zones:
+            dukes = view.cards.get(zone, [])
+            fed = [str(c) for c in followed[0].physical.get(zone, [])]
+            pile = physical[zone.replace("dukes_", "draw_pile_")]
+            decoy = next((str(c) for c in pile if not shown[str(c)]), None)
+            if not dukes or dukes[0] not in was.get(zone, []) or dukes[0] not in fed or decoy is None:
+                return
+            picks.append((zone, decoy))
+        for zone, decoy in picks:
+            dukes = view.cards[zone]
+            true, dukes[0] = dukes[0], decoy
+            view.likelihood[(zone, decoy)] = 0.2
+            view.candidates[(zone, decoy)] = (("9Z", 0.1), (true, 0.05))
+        misread += 1
+
+    played = follow("dukes_up", seed=seed, max_obs=1000, look=both_misread, followed=followed)
+    assert played == whole_game_length("dukes_up", seed)
+    assert misread > 5
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_duke_missed_for_one_read_is_no_duke_switch(seed):
     """Every third settle where no card was laid among the active player's dukes since the
     last, their first duke is not found (two dukes side by side found as one box): the rules
