@@ -106,7 +106,7 @@ def players_act(camera: CameraReferee, players: TablePlayers, events: list, inde
             continue
         obs = players.due(index, len(referee.history), referee.pending is not None)
         if obs is None and referee.pending is not None:
-            choice = players.match_answer(referee)
+            choice = players.match_answer(referee, index)
             obs = Observation.answer(choice) if choice is not None else None
         if obs is None:
             break

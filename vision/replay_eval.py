@@ -285,9 +285,11 @@ class TablePlayers:
         keys = {k for _, k in self.outcomes}
         return next((i for i, e in enumerate(question.choices, 1) if e.outcome in keys), None)
 
-    def match_answer(self, camera) -> int | None:
+    def match_answer(self, camera, frame: int | None = None) -> int | None:
         """The choice of the camera's open question that is what the players did: the true
-        move made at that point, or the one that leaves the game as the true one."""
+        move made at that point, or the one that leaves the game as the true one. Where the
+        camera named the card otherwise, the players answer by what they have just done by
+        ``frame`` (a discard from the hand is from the hand, whatever the camera calls it)."""
         pending = camera.pending
         if pending is None:
             return None
@@ -323,6 +325,7 @@ class TablePlayers:
         # true move made then first, or one made about then (the camera may have seen a move
         # before the players typed the draws that came before it).
         near = [made - 1] + [n + off for off in sorted(range(-3, 4), key=abs) if n + off != made - 1]
+        near = [*self._just_made(frame), *near]
         done = [self.true_moves[k].to_json() for k in near if 0 <= k < len(self.true_moves)]
         for same in (lambda m, d: _without_cards(m) == _without_cards(d),
                      lambda m, d: m["event"] == d.get("event")):
@@ -331,6 +334,20 @@ class TablePlayers:
                 if hits:
                     return hits[0]
         return None
+
+
+    def _just_made(self, frame: int | None) -> list[int]:
+        """The true moves (indices of ``true_moves``) the players made last by ``frame``, the
+        latest first (at most ``RECENT`` observations back)."""
+        if frame is None:
+            return []
+        done = self.done_at.get(frame, len(self.truth))
+        out = []
+        for k in range(done - 1, max(done - self.RECENT, 0) - 1, -1):
+            after = self.outcomes[k][0]
+            if after > self.moves_before[k]:  # that observation made a move
+                out.append(after - 1)
+        return out
 
 
 def _without_melds(move: dict) -> dict:
