@@ -335,7 +335,6 @@ class TablePlayers:
                     return hits[0]
         return None
 
-
     def _just_made(self, frame: int | None) -> list[int]:
         """The true moves (indices of ``true_moves``) the players made last by ``frame``, the
         latest first (at most ``RECENT`` observations back)."""
