@@ -515,6 +515,15 @@ def test_a_duke_misread_unsurely_for_a_moment_is_no_duke_switch(seed):
     assert misread > 10
 
 
+def read_at_chance(view: TableState, zone: str, decoy: str) -> None:
+    """The zone's first card read at chance (0.2) as ``decoy``, its true name only a faint
+    candidate (a guyenne court card, named by no index)."""
+    dukes = view.cards[zone]
+    true, dukes[0] = dukes[0], decoy
+    view.likelihood[(zone, decoy)] = 0.2
+    view.candidates[(zone, decoy)] = (("9Z", 0.1), (true, 0.05))
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_both_players_dukes_misread_in_one_read_are_no_duke_switch(seed):
     """Every third settle, each player's first duke (fed, and there at the settle before) is
@@ -545,10 +554,7 @@ def test_both_players_dukes_misread_in_one_read_are_no_duke_switch(seed):
                 return
             picks.append((zone, decoy))
         for zone, decoy in picks:
-            dukes = view.cards[zone]
-            true, dukes[0] = dukes[0], decoy
-            view.likelihood[(zone, decoy)] = 0.2
-            view.candidates[(zone, decoy)] = (("9Z", 0.1), (true, 0.05))
+            read_at_chance(view, zone, decoy)
         misread += 1
 
     played = follow("dukes_up", seed=seed, max_obs=1000, look=both_misread, followed=followed)
@@ -813,9 +819,7 @@ def test_a_duke_read_at_chance_while_typed_draws_wait_is_no_duke_switch(seed):
         fed = [str(c) for c in followed[0].physical.get(zone, [])]  # the camera's referee has it
         if not dukes or dukes[0] not in was.get(zone, []) or dukes[0] not in fed or decoy is None:
             return
-        true, dukes[0] = dukes[0], decoy
-        view.likelihood[(zone, decoy)] = 0.2
-        view.candidates[(zone, decoy)] = (("9Z", 0.1), (true, 0.05))
+        read_at_chance(view, zone, decoy)
         misread += 1
 
     played = follow("dukes_up", seed=seed, max_obs=1000, followed=followed, look=duke_at_chance,
