@@ -34,6 +34,9 @@ def start_live(video, detections, log):
         [sys.executable, "-m", "vision.commands.main", "live", "royal_family", "--camera", str(video),
          "--headless", "--log", str(log), "--detections", str(detections), "--serve", "127.0.0.1:0"],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # Ctrl-C as at a terminal: a shell's background job (``make test &``, a CI runner's) hands
+        # its children SIGINT ignored, and Python then never turns it into KeyboardInterrupt.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     first = proc.stdout.readline()
     assert first.startswith("game-night screen: http://127.0.0.1:"), first + proc.stderr.read()
