@@ -1436,11 +1436,26 @@ class EventInference:
         return 1 if change.src in self.hidden_zones else 2
 
     def _accepted(self, order: list[Change], ctx: Context) -> list[Observation] | None:
-        trial = ctx.trial()
+        return self._accepted_from(ctx.trial(), order)
+
+    def _accepted_from(self, trial: Referee, order: list[Change]) -> list[Observation] | None:
+        """The readings of ``order``, one by one, that the referee accepts; None if it refuses
+        one. At an open ASK the plan stops (fed up to there, the rest after the answer), if
+        some answer lets the referee accept the rest: a question opened halfway explains
+        nothing of what follows it (Dukes Up! seed 8: a discard asked from where, before red's
+        third duke that no answer makes legal, ended red's turn). A question the players have
+        open, or typed moves waiting (they may come between the answer and the rest): the rest
+        is left for after the answer."""
         plan: list[Observation] = []
-        for change in order:
+        for k, change in enumerate(order):
+            if trial.pending is not None and (self.held or (not plan and self.referee.pending is not None)):
+                return plan
             if trial.pending is not None:
-                return plan  # an open ASK: feed up to here, the rest after the answer
+                for choice in range(1, len(trial.pending.moves) + 1):
+                    answered = accepted(trial, Observation.answer(choice))
+                    if answered is not None and self._accepted_from(answered, order[k:]) is not None:
+                        return plan  # an open ASK: feed up to here, the rest after the answer
+                return None
             step = self._first_reading(trial, change)
             if step is None:
                 return None

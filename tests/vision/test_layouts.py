@@ -826,3 +826,39 @@ def test_a_duke_read_at_chance_while_typed_draws_wait_is_no_duke_switch(seed):
                     missed=missed_turn_ends(game_observations("dukes_up", seed)))
     assert played == whole_game_length("dukes_up", seed)
     assert misread >= 3
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4])
+def test_a_discard_asked_from_where_explains_nothing_of_a_table_no_answer_makes_legal(seed):
+    """At each read where the active player has laid a third duke (a switch half made), the
+    other player's first duke is not found (read as a back, two guyenne dukes found as one
+    box) and the active player's discard pile top is read at chance (0.2) as a card still in
+    the draw pile, its true name faint. Renamed so, that top would be a new discard, and the
+    referee would ask from where before the missing duke was tried; no answer makes a duke of
+    the player waiting leave, so that reading explains nothing: the duke laid is fed, the
+    missing one stays where it lay (as the detector missed it), and the game is followed to
+    its end (rendered seed 8 of the Dukes Up! bench: the discard fed ended red's turn, and the
+    game stayed out of step)."""
+    followed: list[EventInference] = []
+    tricked = 0
+
+    def third_duke(view: TableState, physical: dict[str, list[Card]]) -> None:
+        nonlocal tricked
+        state = followed[0].referee.state
+        me, other = state.active, "red" if state.active == "black" else "black"
+        mine, theirs = view.cards.get(f"dukes_{me}", []), view.cards.get(f"dukes_{other}", [])
+        top = view.cards.get(f"discard_pile_{me}", [])
+        shown = view.all_face_up()
+        decoy = next((str(c) for c in physical[f"draw_pile_{me}"] if not shown[str(c)]), None)
+        if len(mine) < 3 or not theirs or not top or decoy is None:
+            return
+        view.backs[f"dukes_{other}"] = view.backs.get(f"dukes_{other}", 0) + 1
+        del theirs[0]
+        true, top[-1] = top[-1], decoy
+        view.likelihood[(f"discard_pile_{me}", decoy)] = 0.2
+        view.alternatives[(f"discard_pile_{me}", decoy)] = (true,)
+        tricked += 1
+
+    played = follow("dukes_up", seed=seed, max_obs=1000, followed=followed, look=third_duke)
+    assert played == whole_game_length("dukes_up", seed)
+    assert tricked >= 2
