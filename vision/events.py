@@ -1605,9 +1605,13 @@ class EventInference:
         `KS`, named with `KC` likely, read `JC` and then `KC` at 0.2 after a hand passed near,
         was fed as black's next discard, ending black's turn). Not a card the pile was
         stirred over since with a name not its own: a queen laid on a queen and read as it
-        must stay a change (Royal Shuffle seed 2)."""
+        must stay a change (Royal Shuffle seed 2). Nor, for a name merely likely, while a
+        typed move waits that the rules refuse: the players' word says the camera missed a
+        move (a guyenne `KS` discarded onto the `KC` it had been likely for, and black's
+        typed `end_turn` refused for want of that discard: Dukes Up! bench seed 8)."""
         if self._times is None or since is None:
             return seen
+        doubted = bool(self.held) and refused(self.context.trial(), self.held[0].obs)
         view = visible(self.layout, self.physical)
         renames = []
         for zone, names in seen.cards.items():
@@ -1621,6 +1625,7 @@ class EventInference:
                 continue
             naming = self.named.get(top[0])
             likely = naming is not None and name in {*naming.others, *(n for n, _ in naming.candidates)}
+            likely = likely and not doubted
             if likely or moved <= self._fed_at.get(zone, -math.inf):
                 renames.append((zone, name, top[0]))
         out = renamed(seen, renames, keep_doubts=True) if renames else None
