@@ -862,3 +862,51 @@ def test_a_discard_asked_from_where_explains_nothing_of_a_table_no_answer_makes_
     played = follow("dukes_up", seed=seed, max_obs=1000, followed=followed, look=third_duke)
     assert played == whole_game_length("dukes_up", seed)
     assert tricked >= 2
+
+
+def black_discard_onto_black_discard(seed: int) -> tuple[int, str, str] | None:
+    """In ``seed``'s simulated Dukes Up! game, the first turn of black's that opens with
+    draws and whose first discard lands on a discard of black's own from an earlier turn:
+    (that discard's observation index, the card under it, the card laid)."""
+    game, top, turn_start = game_observations("dukes_up", seed), None, False
+    for i, obs in enumerate(game):
+        if obs.type == "end_turn":
+            turn_start = False
+        elif obs.type == "move" and obs.dst == "draw_pile_black":
+            top = None  # (the pile turned over)
+        elif obs.type == "move" and str(obs.card) == "BACK" and obs.src == "draw_pile_black" and top:
+            turn_start = True
+        elif obs.type == "move" and obs.dst == "discard_pile_black":
+            if turn_start and top is not None:
+                return i, top, str(obs.card)
+            top = str(obs.card)
+        elif obs.type == "move" and obs.src == "discard_pile_black":
+            top = None
+    return None
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_typed_end_turn_the_rules_refuse_says_a_discard_was_missed(seed):
+    """Black lays a card on black's own discard pile, and the camera reads it unsurely by a
+    name it had found likely for the card beneath, with the pile still as far as it saw: the
+    card beneath, misread, had that been all. But black has typed `end_turn`, which the rules
+    refuse until black discards: the players' word says a discard was missed, so the card read
+    is a new card (a guyenne `KS` discarded onto the `KC`: Dukes Up! bench seed 8 lost its
+    last three announcements)."""
+    found = black_discard_onto_black_discard(seed)
+    assert found is not None
+    at, under, laid = found
+    followed: list[EventInference] = []
+    follow("dukes_up", seed=seed, max_obs=at, followed=followed)
+    inference = followed[0]
+    assert [str(c) for c in inference.physical["discard_pile_black"]][-1:] == [under]
+    naming = inference.named[under]
+    inference.named[under] = replace(naming, p=0.3, candidates=((laid, 0.1), *naming.candidates))
+    assert inference.answer(Observation.of("end_turn")) == [] and inference.held  # waits
+    physical = {z: list(cs) for z, cs in inference.physical.items()}
+    physical["discard_pile_black"].append(Card.parse(laid))
+    view = camera_view(load_layout("dukes_up"), physical)
+    view.likelihood[("discard_pile_black", laid)] = 0.2
+    still = {z: 0.0 for z in seen_zones(load_layout("dukes_up"))}
+    result = inference.update(view, still, now=10.0, since=5.0)
+    assert [str(o.card) for o, _ in result.fed if o.dst == "discard_pile_black"] == [laid]
