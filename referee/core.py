@@ -267,6 +267,12 @@ class Game(ABC):
         card gone from view has left its zone."""
         return None
 
+    def face_down_count(self, state: Any, zone: str) -> int | None:
+        """How many cards lie face down in ``zone`` when the rules lay no more face down there
+        (Dukes Up!'s dukes once turned up: none), in a zone a layout otherwise shows face up;
+        None where more may come (a set-up still laying them) or the game does not say."""
+        return None
+
     def start_announcements(self, state: Any) -> list[Announcement]:
         """What the referee says before the first observation (set-up, who starts)."""
         return []

@@ -568,6 +568,51 @@ class EventInference:
                 self._fed_at.update({self.layout.lies_in(z): now for z in (obs.src, obs.dst) if z})
         return result
 
+    def backs_as_faces(self, seen: TableState, times: dict[str, float] | None,
+                       since: float | None) -> TableState:
+        """A back counted where the rules lay no more cards face down than lie there
+        (``Game.face_down_count``: Dukes Up!'s dukes once turned up), in a zone that moved
+        since the last read and where a card the camera saw there is not read now: a face the
+        detector could not name, either that card (its name among the back's faces) or one
+        laid in its place, named by its likeliest free face, unsurely, for the players' check.
+        A guyenne `QH` laid as red's new duke for the `2D`, read back 0.10 and every face 0.06
+        or less, was a back, and the switch was never seen (Dukes Up! bench seed 6). Only
+        there: read by its faces wherever dukes lie, a duke untouched and read at chance is a
+        switch nobody made. The camera reads its table through this before :meth:`update`, so
+        that what it reports of a card (its name's probability, the names offered for a
+        check) is of the table read so."""
+        if times is None or since is None:
+            return seen
+        game, state = self.referee.game, self.referee.state
+        expected = visible(self.layout, self.physical)
+        out: TableState | None = None
+        for zone, n in seen.backs.items():
+            k = game.face_down_count(state, zone)
+            if k is None or n <= k or times.get(zone, -math.inf) <= since:
+                continue
+            read = seen.cards.get(zone, [])
+            missing = [name for (z, name), c in expected.items() if z == zone and c and name not in read]
+            if not missing or not seen.back_faces.get(zone):
+                continue
+            if out is None:
+                out = replace(seen, cards={z: list(v) for z, v in seen.cards.items()}, backs=dict(seen.backs),
+                              likelihood=dict(seen.likelihood), candidates=dict(seen.candidates))
+            shown = out.all_face_up()
+            for _, faces in sorted(seen.back_faces[zone])[: min(n - k, len(missing))]:
+                free = [(name, q) for name, q in faces if shown[name] < copies_of(name)]
+                there = [(name, q) for name, q in free if name in missing]
+                if not free:
+                    continue
+                (name, q) = there[0] if there else free[0]
+                if name in missing:
+                    missing.remove(name)
+                out.cards.setdefault(zone, []).append(name)
+                out.likelihood[(zone, name)] = q
+                out.candidates[(zone, name)] = tuple(f for f in free if f[0] != name)
+                out.backs[zone] -= 1
+                shown[name] += 1
+        return out if out is not None else seen
+
     def _update(self, seen: TableState) -> Result:
         result = Result()
         self.question = self._question_seen = None  # a new table supersedes an open question

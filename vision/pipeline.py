@@ -217,7 +217,9 @@ class CameraReferee:
 
     def _infer(self, index: int, t: float) -> list[Event]:
         assert self.table is not None
-        update = self.inference.update(self.table, self._zone_times(), self.read_at, self.read_before)
+        times = self._zone_times()
+        self.table = self.inference.backs_as_faces(self.table, times, self.read_before)
+        update = self.inference.update(self.table, times, self.read_at, self.read_before)
         return self._report(update, index, t)
 
     def _zone_times(self) -> dict[str, float] | None:

@@ -48,6 +48,9 @@ class TableState:
     # likeliest first: what a card named unsurely may turn out to be when the game later
     # shows that its name cannot be right
     candidates: dict[tuple[str, str], tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    # zone -> for each back counted there, the detector's probability of the back and the
+    # faces it gave some probability, with theirs, likeliest first
+    back_faces: dict[str, list[tuple[float, tuple[tuple[str, float], ...]]]] = field(default_factory=dict)
 
     def zone_of(self, name: str) -> list[str]:
         return [z for z, names in self.cards.items() if name in names]
@@ -65,6 +68,7 @@ class TableState:
             {z: n for z, n in self.backs.items() if z not in covered},
             list(self.loose), dict(self.confidence), dict(self.alternatives),
             dict(self.likelihood), dict(self.candidates),
+            {z: list(v) for z, v in self.back_faces.items() if z not in covered},
         )
         shown = out.all_face_up()
         for zone, names in last.cards.items():
@@ -77,6 +81,7 @@ class TableState:
                             getattr(out, table).setdefault((zone, name), old[(zone, name)])
         for zone in covered & set(last.backs):
             out.backs[zone] = last.backs[zone]
+            out.back_faces[zone] = list(last.back_faces.get(zone, []))
         return out
 
     def to_json(self) -> dict:
@@ -209,6 +214,9 @@ def read_table(seen: list[SeenCard]) -> TableState:
         if s.name == BACK:
             if s.zone is not None:
                 state.backs[s.zone] = state.backs.get(s.zone, 0) + 1
+                if s.probs is not None:
+                    back = float(s.probs[CLASSES.index(BACK)])
+                    state.back_faces.setdefault(s.zone, []).append((back, candidate_names(s, BACK)))
             continue
         names = likely_names(s)
         free = [n for n in names if len(kept.get(n, [])) < copies_of(n)]

@@ -200,6 +200,12 @@ class DukesUp(Game):
         zones["table"] = [c for cards in s.melds.values() for c in cards] + list(s.pool)
         return zones
 
+    def face_down_count(self, state: DukesState, zone: str) -> int | None:
+        """A player's dukes lie face down only at the set-up; from the reveal on, none."""
+        if zone.startswith("dukes_") and zone in self.zones and state.phase != "setup":
+            return 0
+        return None
+
     def unseen_source(self, card: Card, dst: str) -> Observation | None:
         """A card come into view from nowhere a camera sees: ``appeared``. The rules read it as
         a hand card laid on the table (into the pool: its meld is read at validation) or made a
