@@ -910,3 +910,51 @@ def test_a_typed_end_turn_the_rules_refuse_says_a_discard_was_missed(seed):
     still = {z: 0.0 for z in seen_zones(load_layout("dukes_up"))}
     result = inference.update(view, still, now=10.0, since=5.0)
     assert [str(o.card) for o, _ in result.fed if o.dst == "discard_pile_black"] == [laid]
+
+
+def red_duke_switch(seed: int) -> tuple[int, str, str] | None:
+    """In ``seed``'s simulated Dukes Up! game, red's first duke switch after the reveal made
+    by taking the old duke into the hand first: (the index of that observation, the duke
+    taken, the card laid in its place)."""
+    game = game_observations("dukes_up", seed)
+    for i, (out, laid) in enumerate(itertools.pairwise(game)):
+        if (out.type == laid.type == "move" and (out.src, out.dst) == ("dukes_red", "hand_red")
+                and (laid.src, laid.dst) == ("hand_red", "dukes_red")):
+            return i, str(out.card), str(laid.card)
+    return None
+
+
+# (Seed 2's first switch comes in the middle of a meld, where the simulated camera and the
+# game do not agree until the meld is typed: no place to stop and look.)
+@pytest.mark.parametrize("seed", [1, 3, 4])
+def test_a_new_duke_read_as_a_back_after_the_reveal_is_the_switch_it_finishes(seed):
+    """Red takes a duke into the hand and lays another in its place; the camera reads the new
+    one as a hesitant back (a guyenne `QH`: back 0.10, every face 0.06 or less, bench seed 6,
+    where the switch was never seen). Dukes lie face down only at the set-up, the dukes zone
+    moved, and the old duke is not read there: the back is a face, named by its likeliest
+    free one for the players' check, and the switch is fed. An untouched duke read as a back
+    where nothing moved stays a back (read at chance, it would be a switch nobody made)."""
+    found = red_duke_switch(seed)
+    assert found is not None
+    at, out, laid = found
+    followed: list[EventInference] = []
+    follow("dukes_up", seed=seed, max_obs=at, followed=followed)
+    inference, layout = followed[0], load_layout("dukes_up")
+    assert out in [str(c) for c in inference.physical["dukes_red"]]
+    physical = {z: list(cs) for z, cs in inference.physical.items()}
+    physical["dukes_red"] = [c for c in physical["dukes_red"] if str(c) != out]
+    shown = camera_view(layout, physical).all_face_up()
+    decoy = next(str(c) for c in physical["draw_pile_red"] if not shown[str(c)] and str(c) != laid)
+    view = camera_view(layout, physical)
+    view.backs["dukes_red"] = 1
+    view.back_faces["dukes_red"] = [(0.10, ((decoy, 0.06), (laid, 0.04)))]
+    times = {z: 0.0 for z in seen_zones(layout)}
+    assert inference.backs_as_faces(view, times, since=5.0) is view  # nothing moved: a back
+    times["dukes_red"] = 8.0
+    read = inference.backs_as_faces(view, times, since=5.0)
+    assert read.cards["dukes_red"].count(decoy) == 1 and not read.backs["dukes_red"]
+    assert read.likelihood[("dukes_red", decoy)] == 0.06  # unsure: the players check it
+    assert read.candidates[("dukes_red", decoy)] == ((laid, 0.04),)
+    result = inference.update(read, times, now=10.0, since=5.0)
+    fed = {(str(o.card), o.src, o.dst) for o, _ in result.fed}
+    assert {(out, "dukes_red", "hand_red"), (decoy, None, "dukes_red")} <= fed, fed
