@@ -600,11 +600,11 @@ class EventInference:
             shown = out.all_face_up()
             for _, faces in sorted(seen.back_faces[zone])[: min(n - k, len(missing))]:
                 free = [(name, q) for name, q in faces if shown[name] < copies_of(name)]
-                there = [(name, q) for name, q in free if name in missing]
                 if not free:
                     continue
-                (name, q) = there[0] if there else free[0]
-                if name in missing:
+                there = [(name, q) for name, q in free if name in missing]
+                name, q = there[0] if there else free[0]
+                if there:
                     missing.remove(name)
                 out.cards.setdefault(zone, []).append(name)
                 out.likelihood[(zone, name)] = q
