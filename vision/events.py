@@ -584,12 +584,14 @@ class EventInference:
         if times is None or since is None:
             return seen
         game, state = self.referee.game, self.referee.state
-        expected = visible(self.layout, self.physical)
+        expected: Counter | None = None  # what the camera should see: only once a zone qualifies
         out: TableState | None = None
         for zone, n in seen.backs.items():
             k = game.face_down_count(state, zone)
             if k is None or n <= k or times.get(zone, -math.inf) <= since:
                 continue
+            if expected is None:
+                expected = visible(self.layout, self.physical)
             read = seen.cards.get(zone, [])
             missing = [name for (z, name), c in expected.items() if z == zone and c and name not in read]
             if not missing or not seen.back_faces.get(zone):
@@ -1656,7 +1658,7 @@ class EventInference:
         typed `end_turn` refused for want of that discard: Dukes Up! bench seed 8)."""
         if self._times is None or since is None:
             return seen
-        doubted = bool(self.held) and refused(self.context.trial(), self.held[0].obs)
+        doubted: bool | None = None  # a typed move waits that the rules refuse (tried once, if needed)
         view = visible(self.layout, self.physical)
         renames = []
         for zone, names in seen.cards.items():
@@ -1670,6 +1672,8 @@ class EventInference:
                 continue
             naming = self.named.get(top[0])
             likely = naming is not None and name in {*naming.others, *(n for n, _ in naming.candidates)}
+            if likely and doubted is None:
+                doubted = bool(self.held) and refused(self.context.trial(), self.held[0].obs)
             likely = likely and not doubted
             if likely or moved <= self._fed_at.get(zone, -math.inf):
                 renames.append((zone, name, top[0]))
