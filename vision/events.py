@@ -1347,19 +1347,26 @@ class EventInference:
         """(zone, name, new name) for each card the camera named (surely or not), gone from
         where it lay while a card the game has not shown is read surely there, by a name the
         first read of that card found possible (a jack of hearts named JD, then read JH surely
-        where it lies)."""
+        where it lies); or read unsurely there, by a name confused with the first both ways (each
+        read found the other's name possible) while the first name turns up elsewhere: the two
+        names were taken for each other when the card came (a blurred 3D named 3H at 0.67, then
+        the 3H drawn, both red threes read again as they lie)."""
         expected, now = visible(self.layout, self.physical), seen_counts(raw)
         gone = [(z, n) for (z, n), k in (expected - now).items() if k > 0 and n in self.named]
-        appeared = [
-            (z, n)
-            for (z, n), k in (now - expected).items()
-            if k > 0 and raw.likelihood.get((z, n), 1.0) >= UNSURE_NAMING
-        ]
+        came = {n for (_, n), k in (now - expected).items() if k > 0}
+
+        def contradicts(zone: str, old: str, new: str) -> bool:
+            if new not in dict(self.named[old].candidates):
+                return False
+            if raw.likelihood.get((zone, new), 1.0) >= UNSURE_NAMING:
+                return True
+            return old in came and old in dict(raw.candidates.get((zone, new), ()))
+
         return {
             (z, old, new)
             for z, old in gone
-            for zone, new in appeared
-            if zone == z and new in dict(self.named[old].candidates)
+            for (zone, new), k in (now - expected).items()
+            if k > 0 and zone == z and contradicts(zone, old, new)
         }
 
     def _renamed_context(self, rename: Observation, named: dict[str, Naming]) -> Context | None:
