@@ -20,6 +20,9 @@ import numpy as np
 
 GEO_SIZE = 96  # the refiner's square input, pixels
 GEO_MARGIN = 0.125  # share of the box's longer side added on every side of the square
+# The wide refiner's margin (``models/cards_geo_wide.onnx``, ``configs/detector/geometry_wide.yaml``):
+# its square shows the cards around the box, so it can guess where a covered card goes on.
+WIDE_MARGIN = 0.5
 RECT_MARGIN = 0.04  # share of the card added on every side of a rectified crop
 
 
@@ -80,18 +83,18 @@ def rect_errors(p: Rects, t: Rects) -> dict[str, float]:
             "long": float(np.median(np.abs(p.long / t.long - 1)))}
 
 
-def square_windows(boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def square_windows(boxes: np.ndarray, margin: float = GEO_MARGIN) -> tuple[np.ndarray, np.ndarray]:
     """The refiner's square around each box: (n, 2) top-left corners and (n,) sides."""
     b = np.asarray(boxes, np.float64).reshape(-1, 4)
-    side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) * (1 + 2 * GEO_MARGIN)
+    side = np.maximum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) * (1 + 2 * margin)
     side = np.maximum(side, 4.0)
     center = (b[:, :2] + b[:, 2:]) / 2
     return center - side[:, None] / 2, side
 
 
-def square_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def square_crops(image: np.ndarray, boxes: np.ndarray, margin: float = GEO_MARGIN) -> np.ndarray:
     """(n, GEO_SIZE, GEO_SIZE, 3) uint8 squares around the boxes, the image's edge repeated."""
-    corner, side = square_windows(boxes)
+    corner, side = square_windows(boxes, margin)
     out = np.zeros((len(side), GEO_SIZE, GEO_SIZE, 3), np.uint8)
     for i, ((x0, y0), s) in enumerate(zip(corner, side, strict=True)):
         k = GEO_SIZE / s
@@ -101,20 +104,20 @@ def square_crops(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return out
 
 
-def encode(rects: Rects, boxes: np.ndarray) -> np.ndarray:
+def encode(rects: Rects, boxes: np.ndarray, margin: float = GEO_MARGIN) -> np.ndarray:
     """(n, 6) refiner targets of ``rects`` seen in the squares of ``boxes``: centre in the
     square (0-1), log of the sides over the square's side, cos and sin of twice the angle."""
-    corner, side = square_windows(boxes)
+    corner, side = square_windows(boxes, margin)
     c = (rects.center - corner) / side[:, None]
     a = np.arctan2(rects.axis[:, 1], rects.axis[:, 0])
     return np.stack([c[:, 0], c[:, 1], np.log(rects.long / side), np.log(rects.short / side),
                      np.cos(2 * a), np.sin(2 * a)], axis=1).astype(np.float32)
 
 
-def decode(out: np.ndarray, boxes: np.ndarray) -> Rects:
+def decode(out: np.ndarray, boxes: np.ndarray, margin: float = GEO_MARGIN) -> Rects:
     """The refiner's outputs for the squares of ``boxes`` -> rectangles in image pixels."""
     out = np.asarray(out, np.float64).reshape(-1, 6)
-    corner, side = square_windows(boxes)
+    corner, side = square_windows(boxes, margin)
     center = corner + out[:, :2] * side[:, None]
     long, short = np.exp(out[:, 2]) * side, np.exp(out[:, 3]) * side
     a = np.arctan2(out[:, 5], out[:, 4]) / 2
@@ -164,17 +167,21 @@ def rectified_crops(image: np.ndarray, rects: Rects, size: tuple[int, int]) -> n
 
 
 class CornerRefiner:
-    """The corner refiner on ONNX Runtime (or OpenVINO): boxes in, rectangles out."""
+    """The corner refiner on ONNX Runtime (or OpenVINO): boxes in, rectangles out. ``margin``
+    is the one its recipe trained it with (the square it sees around each box)."""
 
-    def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx"):
+    def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx",
+                 margin: float = GEO_MARGIN):
         from vision.detector.crops import to_blob
         from vision.detector.model_files import open_onnx
 
         self.path = Path(path)
+        self.margin = margin
         self.run = open_onnx(self.path, runtime, threads, "corner refiner model")
         self._blob = to_blob
 
     def rects(self, image: np.ndarray, boxes: np.ndarray) -> Rects:
         if not len(boxes):
             return decode(np.zeros((0, 6)), np.zeros((0, 4)))
-        return decode(self.run(self._blob(square_crops(image, boxes))), boxes)
+        squares = square_crops(image, boxes, self.margin)
+        return decode(self.run(self._blob(squares)), boxes, self.margin)

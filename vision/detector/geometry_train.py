@@ -20,7 +20,7 @@ from referee.errors import ConfigError
 from vision.detector.classifier_train import _blob
 from vision.detector.crops import jitter_box
 from vision.detector.evaluate import read_yolo_dataset
-from vision.detector.geometry import GEO_SIZE, decode, encode, rects_from_quads, square_crops
+from vision.detector.geometry import GEO_MARGIN, GEO_SIZE, decode, encode, rects_from_quads, square_crops
 from vision.detector.geometry import rect_errors as geometry_errors
 from vision.detector.model_files import load_checkpoint
 from vision.detector.recipe import NetworkRecipe, export_batched, one_epoch, save_progress, start_loop
@@ -32,6 +32,7 @@ class GeometryConfig(NetworkRecipe):
     the classifiers, :class:`vision.detector.recipe.NetworkRecipe`)."""
 
     width: int = 32
+    margin: float = GEO_MARGIN  # of the square cut around each box (vision/detector/geometry.py)
 
     WHAT = "corner refiner config"
 
@@ -44,7 +45,7 @@ def card_rects(sample) -> list:
 
 
 def extract_squares(datasets: list[Path], split: str, copies: int, jitter: float,
-                    seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                    seed: int, margin: float = GEO_MARGIN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(n, GEO_SIZE, GEO_SIZE, 3) uint8 squares, their (n, 6) targets and (n, 4) jittered boxes."""
     rng = np.random.default_rng(seed)
     squares, targets, cut = [], [], []
@@ -63,8 +64,8 @@ def extract_squares(datasets: list[Path], split: str, copies: int, jitter: float
             for _ in range(copies):
                 boxes = np.stack([jitter_box(rng, sample.boxes[i], jitter) if jitter else sample.boxes[i]
                                   for i in keep])
-                squares.append(square_crops(image, boxes))
-                targets.append(encode(rects, boxes))
+                squares.append(square_crops(image, boxes, margin))
+                targets.append(encode(rects, boxes, margin))
                 cut.append(boxes)
     if not squares:
         return np.zeros((0, GEO_SIZE, GEO_SIZE, 3), np.uint8), np.zeros((0, 6), np.float32), np.zeros((0, 4))
@@ -98,9 +99,10 @@ def light(x, generator):
     return x.clamp(0, 1)
 
 
-def rect_errors(pred: np.ndarray, true: np.ndarray, boxes: np.ndarray) -> dict[str, float]:
+def rect_errors(pred: np.ndarray, true: np.ndarray, boxes: np.ndarray,
+                margin: float = GEO_MARGIN) -> dict[str, float]:
     """:func:`vision.detector.geometry.rect_errors` of encoded targets."""
-    return geometry_errors(decode(pred, boxes), decode(true, boxes))
+    return geometry_errors(decode(pred, boxes, margin), decode(true, boxes, margin))
 
 
 def predict(net, squares: np.ndarray, batch: int = 512, device: str = "cpu") -> np.ndarray:
@@ -127,8 +129,8 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
         torch.set_num_threads(cfg.threads)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    x_train, y_train, _ = extract_squares(datasets, "train", cfg.copies, cfg.jitter, cfg.seed)
-    x_val, y_val, val_boxes = extract_squares(datasets, "val", 1, cfg.jitter, cfg.seed + 1)
+    x_train, y_train, _ = extract_squares(datasets, "train", cfg.copies, cfg.jitter, cfg.seed, cfg.margin)
+    x_val, y_val, val_boxes = extract_squares(datasets, "val", 1, cfg.jitter, cfg.seed + 1, cfg.margin)
     if not len(x_train):
         raise ConfigError("no cards with recorded corners in the train split of "
                           + ", ".join(map(str, datasets)) + " (render them with cardref synth)")
@@ -150,7 +152,8 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
 
     for epoch in range(loop.done + 1, epochs + 1):
         mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
-        errors = rect_errors(predict(net, x_val, device=device), y_val, val_boxes) if len(x_val) else {}
+        pred = predict(net, x_val, device=device)
+        errors = rect_errors(pred, y_val, val_boxes, cfg.margin) if len(x_val) else {}
         score = errors.get("corner", mean_loss)
         history.append({"epoch": epoch, "loss": round(mean_loss, 5),
                         **{k: round(v, 4) for k, v in errors.items()}, "seconds": round(time.time() - t0, 1)})
@@ -158,7 +161,7 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
             best = score
             with files.replacing(best_path) as tmp:  # a kill mid-save keeps the last best
                 torch.save({"state_dict": {k: v.cpu() for k, v in net.state_dict().items()},
-                            "width": cfg.width, "errors": errors}, tmp)
+                            "width": cfg.width, "margin": cfg.margin, "errors": errors}, tmp)
         save_progress(out, net, opt, sched, gen, epoch, best, history)
         log(f"corner refiner: epoch {epoch}/{epochs} loss {mean_loss:.5f} val " +
             " ".join(f"{k} {v:.4f}" for k, v in errors.items()))
