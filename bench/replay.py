@@ -13,8 +13,9 @@ per variant, the observations recovered over all games and over each deck's game
     python bench/replay.py --seeds 101 102 --moves 30 [--json bench/replay.json]
 
 ``--baseline REV`` adds the detector of an earlier git revision (its ``models/`` taken from
-git, run on ONNX Runtime as it was then), camera alone and with the players answering, beside
-today's; ``--only-models`` leaves out the renderer's labels and the annotated video.
+git, run on ONNX Runtime as it was then, or on OpenVINO with ``--baseline-backend openvino``),
+camera alone and with the players answering, beside today's; ``--only-models`` leaves out the
+renderer's labels and the annotated video.
 
 ``--conditions arms bump staging dim blur noise lowres drop`` replays each game clean and as
 filmed under each condition (``vision.synth.conditions``: arms crossing the table, a camera
@@ -208,6 +209,9 @@ def main() -> int:
     p.add_argument("--game", default="royal_family", choices=GAMES)
     p.add_argument("--size", default=None, help="frame size of the rendered games (render-game's default)")
     p.add_argument("--baseline", metavar="REV", help="also replay with the detector of this git revision")
+    p.add_argument("--baseline-backend", default="onnx", choices=("onnx", "openvino"),
+                   help="the runtime the baseline's detector runs on (default onnx, as it was then; "
+                        "openvino to compare two detectors on one runtime)")
     p.add_argument("--only-models", action="store_true", help="only the detector variants, no video")
     p.add_argument("--conditions", nargs="*", default=None, choices=CONDITIONS,
                    help="also replay each game filmed under these conditions (camera alone, players)")
@@ -223,7 +227,7 @@ def main() -> int:
         from bench.detector import models_at
 
         finder = models_at(args.baseline, args.work / f"models_{args.baseline}")
-        base = ["--model", str(finder), "--backend", "onnx"]
+        base = ["--model", str(finder), "--backend", args.baseline_backend]
     by_moves = args.game == "royal_family"
     rows = []
     for seed in args.seeds:
