@@ -26,9 +26,11 @@ from vision.detector.metrics import evaluate
 RETRAIN_EPOCHS = 5  # per stage, unless --epochs or --time: a fine-tune, not a training from scratch
 EVAL_CONF = 0.01  # as cardref eval: mAP needs the low-confidence boxes too
 MODEL_FILES = ("cards.onnx", "cards_cls.onnx", "cards.pt", "cards_cls.pt")  # the two stages fine-tuned
-# Parts of the model a retrain keeps as they are (the corner refiner, the box-view classifier),
-# carried into the candidate so that it is a whole model folder.
-KEPT_FILES = ("cards_geo.onnx", "cards_geo.pt", "cards_box.onnx", "cards_box.pt")
+# Parts of the model a retrain keeps as they are (the corner refiners, the box-view classifier,
+# the index reader), carried into the candidate so that it is a whole model folder, scored as
+# the detector it would become.
+KEPT_FILES = ("cards_geo.onnx", "cards_geo.pt", "cards_geo_wide.onnx", "cards_geo_wide.pt",
+              "cards_box.onnx", "cards_box.pt", "cards_idx.onnx", "cards_idx.pt")
 
 
 @dataclass
