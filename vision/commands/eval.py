@@ -121,10 +121,14 @@ def run(args: argparse.Namespace) -> int:
               f"{s['back_on_face_up_operating']}  face class on face-down {s['face_on_face_down_operating']}")
         print(f"  cards found, whatever their names: AP50 {s['found']['AP50']:.3f}  "
               f"mAP50-95 {s['found']['mAP50_95']:.3f}")
-        if getattr(detector, "refiner", None) is not None:
-            s["corners"] = corner_errors(detector.refiner, samples)
-            for name, d in s["corners"].items():
-                print(f"  corners on the true boxes, {name} ({d['cards']} cards): median error "
+        refiners = [("corners", "corners", getattr(detector, "refiner", None)),
+                    ("corners_wide", "the wide refiner's corners", getattr(detector, "wide", None))]
+        for key, what, refiner in refiners:
+            if refiner is None:
+                continue
+            s[key] = corner_errors(refiner, samples)
+            for name, d in s[key].items():
+                print(f"  {what} on the true boxes, {name} ({d['cards']} cards): median error "
                       f"{d['corner']:.3f} of the card's length (90th percentile {d['corner_p90']:.3f}), "
                       f"angle {d['angle_deg']:.1f} deg (90th percentile {d['angle_deg_p90']:.1f})")
         groups = [s["by_design"], s["by_visible_share"]]
