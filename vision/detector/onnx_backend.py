@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from referee.errors import CardrefError
+from vision.detector.crops import to_blob
 from vision.detector.detections import NMS_IOU, Detections, nms
 
 
@@ -146,7 +147,7 @@ class OnnxDetector:
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         boxed, box = letterbox(image_bgr, self.imgsz, rect=self.rect)
-        blob = np.ascontiguousarray(boxed[:, :, ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        blob = to_blob(boxed[None])
         return decode(self.run(blob), box, self.conf, self.iou, self.agnostic, image_bgr.shape[:2])
 
 
