@@ -152,8 +152,8 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
 
     for epoch in range(loop.done + 1, epochs + 1):
         mean_loss = one_epoch(net, opt, sched, gen, len(x_train), cfg.batch, loss_of)
-        pred = predict(net, x_val, device=device)
-        errors = rect_errors(pred, y_val, val_boxes, cfg.margin) if len(x_val) else {}
+        errors = (rect_errors(predict(net, x_val, device=device), y_val, val_boxes, cfg.margin)
+                  if len(x_val) else {})
         score = errors.get("corner", mean_loss)
         history.append({"epoch": epoch, "loss": round(mean_loss, 5),
                         **{k: round(v, 4) for k, v in errors.items()}, "seconds": round(time.time() - t0, 1)})

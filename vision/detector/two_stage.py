@@ -35,7 +35,8 @@ def geometry_for(classifier: Path) -> Path:
 
 def wide_geometry_for(classifier: Path) -> Path:
     """The wide corner refiner beside a classifier: ``cards_cls.onnx`` -> ``cards_geo_wide.onnx``."""
-    return geometry_for(classifier).with_name(geometry_for(classifier).stem + "_wide.onnx")
+    geo = geometry_for(classifier)
+    return geo.with_name(geo.stem + "_wide.onnx")
 
 
 class CardClassifier:
@@ -184,7 +185,7 @@ class TwoStageDetector:
         if self.index is not None and rects is not None:
             p = self.index.read(image_bgr, rects, boxes)
             if wide is not None:
-                p[hidden] = (p[hidden] + self.index.read(image_bgr, wide, boxes[hidden])) / 2
+                p[hidden] = (p[hidden] + self.index.read(image_bgr, wide, np.asarray(boxes)[hidden])) / 2
             probs.append(p)
             weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
