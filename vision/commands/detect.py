@@ -46,8 +46,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--save-txt", type=Path, metavar="DIR", help="write class cx cy w h conf files here")
     p.add_argument("--vid-stride", type=int, default=15, help="video: analyse every N-th frame (default 15)")
     p.add_argument("--backend", choices=BACKENDS,
-                   help="runtime (default: openvino for .onnx when installed, else onnx; "
-                        "ultralytics for .pt)")
+                   help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
+                        "else onnx; ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     p.add_argument(
         "--layout", default="royal_family",

@@ -45,8 +45,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         "the label files of cardref detect --save-txt)")
     p.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     p.add_argument("--backend", choices=BACKENDS,
-                   help="runtime (default: openvino for .onnx when installed, else onnx; "
-                        "ultralytics for .pt)")
+                   help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
+                        "else onnx; ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
     return p
 

@@ -59,8 +59,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--save-calibration", type=Path, help="write the calibration found here")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
     p.add_argument("--backend", choices=RUNTIMES,
-                   help="detector runtime (default: openvino when installed, about 2x faster "
-                        "here, else onnx)")
+                   help="detector runtime (default: openvino when installed and the CPU has "
+                        "bfloat16, where it is about 2x faster, else onnx)")
     p.add_argument("--detections", type=Path, help="recorded detections.jsonl instead of the model")
     p.add_argument("--players", type=Path, metavar="GAME_DIR",
                    help="a game rendered by cardref render-game, filmed by --camera: its players type, "

@@ -50,8 +50,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--set", dest="overrides", action="append", metavar="KEY=VALUE", help="rule variant")
     p.add_argument("--model", help="detector model (default: the shipped models/cards.onnx)")
     p.add_argument("--backend", choices=RUNTIMES,
-                   help="detector runtime (default: openvino when installed, about 2x faster "
-                        "here, else onnx)")
+                   help="detector runtime (default: openvino when installed and the CPU has "
+                        "bfloat16, where it is about 2x faster, else onnx)")
     p.add_argument("--detections", type=Path, help="detections.jsonl of an earlier run: no model needed "
                    "(with --model, the frames it lacks are detected by that model)")
     p.add_argument(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from referee.errors import CardrefError
@@ -22,12 +23,25 @@ def classifier_for(model: Path) -> Path:
 
 
 def default_runtime() -> str:
-    """The runtime of the .onnx files when none is asked for: OpenVINO when it is installed (on
-    this 2-core CPU it ran the detector about twice as fast as ONNX Runtime, in bfloat16, with
-    the same figures within 0.002: models/MODEL_CARD.md, "Speed"), else ONNX Runtime."""
+    """The runtime of the .onnx files when none is asked for: OpenVINO when it is installed and
+    the CPU computes in bfloat16, else ONNX Runtime. With bfloat16 (avx512_bf16 or AMX) OpenVINO
+    ran the detector about twice as fast as ONNX Runtime, with the same figures within 0.002; on
+    a CPU without it (AVX2 only) OpenVINO computes in f32 and was 1.2 times slower than ONNX
+    Runtime (models/MODEL_CARD.md, "Speed")."""
     import importlib.util
 
-    return "openvino" if importlib.util.find_spec("openvino") is not None else "onnx"
+    if importlib.util.find_spec("openvino") is None:
+        return "onnx"
+    return "openvino" if computes_bf16() else "onnx"
+
+
+@functools.cache
+def computes_bf16() -> bool:
+    """Whether OpenVINO's CPU device computes in bfloat16 here (it says so among its
+    optimisation capabilities)."""
+    import openvino as ov
+
+    return "BF16" in ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
 
 
 def box_view_for(model: Path) -> Path:
