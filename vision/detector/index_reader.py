@@ -28,9 +28,8 @@ from vision.synth.indices import (
     PATCH_W,
     RANK_CLASSES,
     SUIT_CLASSES,
-    both_patches,
-    cut_patch,
-    window_quad,
+    cut_patches,
+    window_quads,
 )
 
 
@@ -77,9 +76,11 @@ def covered(quads: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     return (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]) < COVERED * area
 
 
-def in_box(point: np.ndarray, box: np.ndarray) -> bool:
+def in_boxes(points: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """(m,) whether each of (m, 2) points lies in ``box`` (x0, y0, x1, y1), edges included."""
     x0, y0, x1, y1 = box
-    return bool(x0 <= point[0] <= x1 and y0 <= point[1] <= y1)
+    x, y = points[:, 0], points[:, 1]
+    return (x0 <= x) & (x <= x1) & (y0 <= y) & (y <= y1)
 
 
 def card_probs(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
@@ -104,10 +105,11 @@ class IndexReader:
         self.run = open_onnx(self.path, runtime, threads, "index reader model")
 
     def patches(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
-        """(n, 2, h, w, 3) uint8: the two printed corners of each card at ``quads``, upright."""
-        if not len(quads):
-            return np.zeros((0, 2, PATCH_H, PATCH_W, 3), np.uint8)
-        return np.stack([both_patches(image, q) for q in quads])
+        """(n, 2, h, w, 3) uint8: the two printed corners of each card at ``quads``, upright
+        (the card's own top-left corner, and that of the card turned by 180 degrees)."""
+        quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+        corners = np.stack([quads, np.roll(quads, 2, axis=1)], axis=1).reshape(-1, 4, 2)
+        return cut_patches(image, corners).reshape(len(quads), 2, PATCH_H, PATCH_W, 3)
 
     def _read(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, 54) card probabilities and (m,) index evidence of (m, h, w, 3) patches."""
@@ -136,10 +138,11 @@ class IndexReader:
         # corners, the one whose index would lie in the found box (the other is under cards).
         owner, more = [], [patches.reshape(2 * n, PATCH_H, PATCH_W, 3)]
         for i in hidden:
-            for corner in (c for q in placements(quads[i], boxes[i]) for c in (q, np.roll(q, 2, axis=0))):
-                if in_box(window_quad(corner).mean(axis=0), boxes[i]):
-                    owner.append(i)
-                    more.append(cut_patch(image, corner)[None])
+            placed = placements(quads[i], boxes[i])
+            corners = np.stack([placed, np.roll(placed, 2, axis=1)], axis=1).reshape(-1, 4, 2)
+            inside = in_boxes(window_quads(corners).mean(axis=1), boxes[i])
+            owner += [i] * int(inside.sum())
+            more.append(cut_patches(image, corners[inside]))
         probs, shown = self._read(np.concatenate(more))
         out = probs[: 2 * n].reshape(n, 2, -1).mean(axis=1)
         owner = np.array(owner, int)

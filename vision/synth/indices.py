@@ -55,6 +55,25 @@ def window_quad(card_quad: np.ndarray) -> np.ndarray:
     return quad_points(card_quad, [x0, x1, x1, x0], [y0, y0, y1, y1])
 
 
+def window_quads(card_quads: np.ndarray) -> np.ndarray:
+    """:func:`window_quad` of (m, 4, 2) card quads at once: (m, 4, 2), the same numbers."""
+    q = np.asarray(card_quads, np.float64).reshape(-1, 4, 2)
+    x0, y0, x1, y1 = PATCH_WINDOW
+    u = np.array([x0, x1, x1, x0], np.float64)[None, :, None]
+    v = np.array([y0, y0, y1, y1], np.float64)[None, :, None]
+    top = q[:, None, 0] * (1 - u) + q[:, None, 1] * u
+    bottom = q[:, None, 3] * (1 - u) + q[:, None, 2] * u
+    return top * (1 - v) + bottom * v
+
+
+def cut_patches(image: np.ndarray, card_quads: np.ndarray) -> np.ndarray:
+    """(m, h, w, 3): :func:`cut_patch` of each of (m, 4, 2) card quads."""
+    windows = window_quads(card_quads)
+    if not len(windows):
+        return np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8)
+    return np.stack([rectified_crop(image, w, (PATCH_W, PATCH_H)) for w in windows])
+
+
 def cut_patch(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
     """The top-left index patch of the card at ``card_quad`` in ``image``, upright, reader-sized
     (cut as a straightened card is: ``vision.detector.geometry.rectified_crop``)."""
