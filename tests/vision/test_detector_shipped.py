@@ -101,7 +101,7 @@ def test_backends_give_the_same_boxes(frames, backend):
     """ONNX Runtime on the .onnx, and Ultralytics on the .pt or OpenVINO on the same .onnx, run
     the card finder: same cards, nearly the same boxes; the classifier beside them then names
     them alike."""
-    onnx = load_detector(shipped_model(".onnx"))
+    onnx = load_detector(shipped_model(".onnx"), backend="onnx")
     other = load_detector(shipped_model(".pt" if backend == "ultralytics" else ".onnx"), backend=backend)
     named = same = 0
     for image, _, _ in frames[:3]:
@@ -120,6 +120,19 @@ def test_backends_give_the_same_boxes(frames, backend):
         named += len(both)
         same += sum(int(sure_a.class_id[i] == sure_b.class_id[j]) for i, j in both)
     assert named >= 5 and same >= 0.9 * named, f"{same} of {named} surely named cards named alike"
+
+
+def test_the_default_runtime_is_openvino_only_where_it_computes_in_bfloat16():
+    """OpenVINO ran the detector twice as fast as ONNX Runtime on a CPU with bfloat16 and 1.2
+    times slower on one without (models/MODEL_CARD.md, "Speed"): every network of the default
+    detector runs on the runtime this CPU is faster with."""
+    from vision.detector import computes_bf16
+    from vision.detector.onnx_backend import OpenVinoRunner, OrtRunner
+
+    det = load_detector()
+    runner = OpenVinoRunner if computes_bf16() else OrtRunner
+    nets = [det.finder.run, det.refiner.run, det.wide.run, det.index.run, *(v.run for v in det.views)]
+    assert len(nets) == 6 and all(isinstance(n, runner) for n in nets), [type(n).__name__ for n in nets]
 
 
 def test_detect_command_writes_predictions(frames, tmp_path):
