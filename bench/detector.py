@@ -90,6 +90,15 @@ def measure(model: str, backend: str, size: str, frames_path: str, threads: int)
             "peak_mb": round(peak_mb), "cards_per_frame": round(float(np.mean(cards)), 1)}
 
 
+def cpu_name() -> str:
+    """The CPU's model name (from /proc/cpuinfo where there is one): speeds differ by machine."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+    except OSError:
+        return "unknown"
+    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), "unknown")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--frames", type=int, default=30)
@@ -149,8 +158,13 @@ def main() -> int:
                 print(f"{r['variant']:<34} {r['input']:>6} {r['ms_median']:>9.1f} {r['fps']:>6.1f} "
                       f"{r['peak_mb']:>8} {r['cards_per_frame']:>6} {r['speedup_vs_pytorch']:>10.2f}")
             rows += measured
+    from vision.detector import default_runtime
+
+    default = default_runtime()  # what cardref runs on here when no --backend is given
+    print(f"default runtime on this CPU: {default}")
     result = {"frames": args.frames, "frame_size": [1280, 720], "threads": args.threads,
-              "baseline": args.baseline, "rounds": args.rounds, "rows": rows}
+              "baseline": args.baseline, "rounds": args.rounds, "default_runtime": default,
+              "cpu": cpu_name(), "rows": rows}
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

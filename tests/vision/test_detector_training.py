@@ -17,6 +17,7 @@ import yaml
 from referee.cards import CLASSES
 from vision.detector import load_detector
 from vision.detector.crops import CROP_H, CROP_W, card_crop
+from vision.detector.geometry import GEO_MARGIN, CornerRefiner
 from vision.detector.not_a_card import NOT_A_CARD, NotACardConfig, cards_only_state, mine
 from vision.detector.two_stage import TwoStageDetector
 
@@ -59,6 +60,13 @@ def test_one_epoch_of_each_stage_gives_a_working_detector(tiny_dataset, tmp_path
     geometry = cardref("train", "--config", str(ROOT / "configs/detector/geometry.yaml"), "--data",
                        str(tiny_dataset), "--out", str(tmp_path / "geo"), "--epochs", "1")
     assert geometry.returncode == 0, geometry.stderr[-2000:]
+    # A refiner trained on another square carries its margin in its file, and is read with it.
+    wide = recipe_with("geometry_wide.yaml", tmp_path, margin=0.3)
+    geometry_wide = cardref("train", "--config", str(wide), "--data", str(tiny_dataset), "--out",
+                            str(tmp_path / "geo_wide"), "--epochs", "1")
+    assert geometry_wide.returncode == 0, geometry_wide.stderr[-2000:]
+    assert CornerRefiner(tmp_path / "geo_wide" / "geometry.onnx").margin == 0.3
+    assert CornerRefiner(tmp_path / "geo" / "geometry.onnx").margin == GEO_MARGIN
     history = json.loads((tmp_path / "cls" / "classifier_history.json").read_text())
     assert len(history) == 1 and history[0]["loss"] > 0
     # The two exported files side by side are loaded as one two-stage detector.

@@ -8,18 +8,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+import yaml
 from run_cardref import rendered_set
 
 from vision.detector.evaluate import read_yolo_dataset
 from vision.detector.geometry import (
     GEO_MARGIN,
     GEO_SIZE,
-    WIDE_MARGIN,
     decode,
     encode,
     rectified_crops,
     rects_from_quads,
 )
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def card_quad(center, angle_deg, short=60.0, long=84.0) -> np.ndarray:
@@ -36,7 +38,7 @@ def bounding_box(quad: np.ndarray) -> np.ndarray:
     return np.array([quad[:, 0].min(), quad[:, 1].min(), quad[:, 0].max(), quad[:, 1].max()])
 
 
-@pytest.mark.parametrize("margin", [GEO_MARGIN, WIDE_MARGIN])
+@pytest.mark.parametrize("margin", [GEO_MARGIN, 0.5])
 @pytest.mark.parametrize("angle", [0, 20, 45, 70, 90, 160, 200, -30])
 def test_a_card_survives_encoding_whatever_its_turn(angle, margin):
     quad = card_quad((200, 150), angle)
@@ -113,7 +115,10 @@ def test_cards_under_others_are_named_better_read_at_both_refiners_guesses():
 
     detector = load_detector(backend="onnx")
     wide = detector.wide
-    assert wide is not None and wide.margin == WIDE_MARGIN and wide.path.name == "cards_geo_wide.onnx"
+    # Its margin travels in its file, as its recipe trained it.
+    recipe = yaml.safe_load((ROOT / "configs" / "detector" / "geometry_wide.yaml").read_text())
+    assert wide is not None and wide.path.name == "cards_geo_wide.onnx"
+    assert wide.margin == recipe["margin"] == 0.5 and detector.refiner.margin == GEO_MARGIN
     art = Art(load_recipe("holdout"))
     layout = load_layout("royal_family")
     right = {(hidden, both): 0 for hidden in (True, False) for both in (True, False)}
@@ -138,3 +143,20 @@ def test_cards_under_others_are_named_better_read_at_both_refiners_guesses():
     # 172 against 162 of 285 hidden cards, 646 against 642 of 679 others, when it was written
     assert right[(True, True)] >= right[(True, False)] + 0.03 * count[True], right
     assert right[(False, True)] >= right[(False, False)], right
+
+
+def test_a_refiner_whose_margin_is_no_number_is_one_clear_line(tmp_path):
+    """The margin a refiner's file says it was trained with decodes its every output: a file
+    that says something else is refused by name before any frame is read."""
+    import onnx
+
+    from referee.errors import CardrefError
+    from referee.paths import models_dir
+    from vision.detector.geometry import CornerRefiner
+
+    model = onnx.load(str(models_dir() / "cards_geo_wide.onnx"))
+    onnx.helper.set_model_props(model, {"margin": "wide"})
+    bad = tmp_path / "cards_geo_wide.onnx"
+    onnx.save(model, str(bad))
+    with pytest.raises(CardrefError, match=r"cards_geo_wide.onnx: metadata 'margin' is 'wide', expected a number"):
+        CornerRefiner(bad)

@@ -19,10 +19,9 @@ import cv2
 import numpy as np
 
 GEO_SIZE = 96  # the refiner's square input, pixels
-GEO_MARGIN = 0.125  # share of the box's longer side added on every side of the square
-# The wide refiner's margin (``models/cards_geo_wide.onnx``, ``configs/detector/geometry_wide.yaml``):
-# its square shows the cards around the box, so it can guess where a covered card goes on.
-WIDE_MARGIN = 0.5
+# Share of the box's longer side added on every side of the square: the corner refiner's (the
+# wide refiner's, 0.5, is in its recipe configs/detector/geometry_wide.yaml and its file's metadata).
+GEO_MARGIN = 0.125
 RECT_MARGIN = 0.04  # share of the card added on every side of a rectified crop
 
 
@@ -167,17 +166,24 @@ def rectified_crops(image: np.ndarray, rects: Rects, size: tuple[int, int]) -> n
 
 
 class CornerRefiner:
-    """The corner refiner on ONNX Runtime (or OpenVINO): boxes in, rectangles out. ``margin``
-    is the one its recipe trained it with (the square it sees around each box)."""
+    """The corner refiner on ONNX Runtime (or OpenVINO): boxes in, rectangles out. Its margin
+    (the square it sees around each box) is the one its recipe trained it with, written in the
+    file's metadata at export; ``margin`` is for a file exported before that (2026-12-02)."""
 
     def __init__(self, path: str | Path, threads: int | None = None, runtime: str = "onnx",
                  margin: float = GEO_MARGIN):
+        from referee.errors import CardrefError
         from vision.detector.crops import to_blob
         from vision.detector.model_files import open_onnx
 
         self.path = Path(path)
-        self.margin = margin
         self.run = open_onnx(self.path, runtime, threads, "corner refiner model")
+        text = self.run.metadata.get("margin", repr(margin))
+        try:
+            self.margin = float(text)
+        except ValueError:
+            raise CardrefError(f"{self.path}: metadata 'margin' is {text!r}, expected a number "
+                               "(the share of the box added around it)") from None
         self._blob = to_blob
 
     def rects(self, image: np.ndarray, boxes: np.ndarray) -> Rects:

@@ -170,12 +170,25 @@ def train_geometry(cfg: GeometryConfig, datasets: list[Path], out: Path, start_f
 
 
 def export_geometry(weights: Path, dest: Path) -> Path:
-    """Export the .pt to ONNX with a dynamic batch."""
-
+    """Export the .pt to ONNX with a dynamic batch, its square's margin in the file's metadata."""
     from vision.detector.classifier_train import build_net
 
     ckpt = load_checkpoint(weights)
     net = build_net(ckpt["width"], 6)
     net.load_state_dict(ckpt["state_dict"])
     net.eval()
-    return export_batched(net, dest, (GEO_SIZE, GEO_SIZE), "squares", "rects")
+    export_batched(net, dest, (GEO_SIZE, GEO_SIZE), "squares", "rects")
+    return set_margin(dest, ckpt.get("margin", GEO_MARGIN))
+
+
+def set_margin(path: Path, margin: float) -> Path:
+    """Write the refiner's margin (the square it learned to see around each box) into the
+    .onnx's metadata: inference reads it there (``CornerRefiner``), so a refiner retrained with
+    another margin cannot be decoded with the wrong one."""
+    import onnx
+
+    model = onnx.load(str(path))
+    props = {p.key: p.value for p in model.metadata_props}
+    onnx.helper.set_model_props(model, {**props, "margin": repr(float(margin))})
+    onnx.save(model, str(path))
+    return path

@@ -113,8 +113,8 @@ class OpenVinoRunner:
         onnx = FrontEndManager().load_by_framework("onnx")
         model = onnx.convert(onnx.load(str(path)))
         # OpenVINO keeps the .onnx metadata under "framework".
-        self.metadata = {k: model.get_rt_info(["framework", k]).astype(str) for k in ("imgsz", "crop")
-                         if model.has_rt_info(["framework", k])}
+        self.metadata = {k: model.get_rt_info(["framework", k]).astype(str)
+                         for k in ("imgsz", "crop", "margin") if model.has_rt_info(["framework", k])}
         self.imgsz_text = self.metadata.get("imgsz", "")
         self.model = core.compile_model(model, "CPU", config)
         shape = self.model.inputs[0].get_partial_shape()

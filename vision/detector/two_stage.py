@@ -15,7 +15,7 @@ from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
 from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face, softmax
-from vision.detector.geometry import WIDE_MARGIN, CornerRefiner, Rects, rectified_crops
+from vision.detector.geometry import CornerRefiner, Rects, rectified_crops
 from vision.detector.index_reader import IndexReader, covered, index_for
 from vision.detector.model_files import open_onnx
 
@@ -159,7 +159,8 @@ class TwoStageDetector:
             self.refiner = CornerRefiner(geo, threads=threads, runtime=runtime)
             wide = wide_geometry_for(rectified[0].path)
             if wide.exists():
-                self.wide = CornerRefiner(wide, threads=threads, runtime=runtime, margin=WIDE_MARGIN)
+                # Its file says its margin; one exported before it did was trained with 0.5.
+                self.wide = CornerRefiner(wide, threads=threads, runtime=runtime, margin=0.5)
             reader = index_for(rectified[0].path)
             if index and reader.exists():
                 self.index = IndexReader(reader, threads=threads, runtime=runtime)
