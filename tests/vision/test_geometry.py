@@ -158,5 +158,5 @@ def test_a_refiner_whose_margin_is_no_number_is_one_clear_line(tmp_path):
     onnx.helper.set_model_props(model, {"margin": "wide"})
     bad = tmp_path / "cards_geo_wide.onnx"
     onnx.save(model, str(bad))
-    with pytest.raises(CardrefError, match=r"cards_geo_wide.onnx: metadata 'margin' is 'wide', expected a number"):
+    with pytest.raises(CardrefError, match=r"cards_geo_wide.onnx: metadata 'margin' is 'wide', expected"):
         CornerRefiner(bad)
