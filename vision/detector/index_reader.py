@@ -28,6 +28,7 @@ from vision.synth.indices import (
     PATCH_W,
     RANK_CLASSES,
     SUIT_CLASSES,
+    both_corners,
     cut_patches,
     window_quads,
 )
@@ -107,9 +108,8 @@ class IndexReader:
     def patches(self, image: np.ndarray, quads: np.ndarray) -> np.ndarray:
         """(n, 2, h, w, 3) uint8: the two printed corners of each card at ``quads``, upright
         (the card's own top-left corner, and that of the card turned by 180 degrees)."""
-        quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
-        corners = np.stack([quads, np.roll(quads, 2, axis=1)], axis=1).reshape(-1, 4, 2)
-        return cut_patches(image, corners).reshape(len(quads), 2, PATCH_H, PATCH_W, 3)
+        corners = both_corners(quads)
+        return cut_patches(image, corners).reshape(len(corners) // 2, 2, PATCH_H, PATCH_W, 3)
 
     def _read(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, 54) card probabilities and (m,) index evidence of (m, h, w, 3) patches."""
@@ -138,8 +138,7 @@ class IndexReader:
         # corners, the one whose index would lie in the found box (the other is under cards).
         owner, more = [], [patches.reshape(2 * n, PATCH_H, PATCH_W, 3)]
         for i in hidden:
-            placed = placements(quads[i], boxes[i])
-            corners = np.stack([placed, np.roll(placed, 2, axis=1)], axis=1).reshape(-1, 4, 2)
+            corners = both_corners(placements(quads[i], boxes[i]))
             inside = in_boxes(window_quads(corners).mean(axis=1), boxes[i])
             owner += [i] * int(inside.sum())
             more.append(cut_patches(image, corners[inside]))

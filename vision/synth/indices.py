@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from referee.cards import RANKS
-from vision.detector.geometry import quad_points, rectified_crop
+from vision.detector.geometry import rectified_crop
 from vision.synth.styles import random_deck_style, restyle_face
 
 SUITS = ("S", "H", "D", "C")
@@ -51,12 +51,12 @@ class Patch:
 def window_quad(card_quad: np.ndarray) -> np.ndarray:
     """The patch window's four corners (TL, TR, BR, BL) inside a card's quad (TL, TR, BR, BL),
     by bilinear interpolation: the same shares of the card whatever its pose."""
-    x0, y0, x1, y1 = PATCH_WINDOW
-    return quad_points(card_quad, [x0, x1, x1, x0], [y0, y0, y1, y1])
+    return window_quads(card_quad)[0]
 
 
 def window_quads(card_quads: np.ndarray) -> np.ndarray:
-    """:func:`window_quad` of (m, 4, 2) card quads at once: (m, 4, 2), the same numbers."""
+    """:func:`window_quad` of (m, 4, 2) card quads at once: (m, 4, 2) (``quad_points``' bilinear
+    interpolation, for many quads in one step)."""
     q = np.asarray(card_quads, np.float64).reshape(-1, 4, 2)
     x0, y0, x1, y1 = PATCH_WINDOW
     u = np.array([x0, x1, x1, x0], np.float64)[None, :, None]
@@ -77,14 +77,20 @@ def cut_patches(image: np.ndarray, card_quads: np.ndarray) -> np.ndarray:
 def cut_patch(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
     """The top-left index patch of the card at ``card_quad`` in ``image``, upright, reader-sized
     (cut as a straightened card is: ``vision.detector.geometry.rectified_crop``)."""
-    return rectified_crop(image, window_quad(card_quad), (PATCH_W, PATCH_H))
+    return cut_patches(image, card_quad)[0]
+
+
+def both_corners(card_quads: np.ndarray) -> np.ndarray:
+    """(2m, 4, 2): each of (m, 4, 2) card quads, then the same card turned by 180 degrees (the
+    quad whose top-left corner is its other printed corner)."""
+    q = np.asarray(card_quads, np.float64).reshape(-1, 4, 2)
+    return np.stack([q, np.roll(q, 2, axis=1)], axis=1).reshape(-1, 4, 2)
 
 
 def both_patches(image: np.ndarray, card_quad: np.ndarray) -> np.ndarray:
     """(2, h, w, 3): the index patch of the card and of the card turned by 180 degrees (its
     other printed corner)."""
-    q = np.asarray(card_quad, np.float64).reshape(4, 2)
-    return np.stack([cut_patch(image, q), cut_patch(image, np.roll(q, 2, axis=0))])
+    return cut_patches(image, both_corners(card_quad))
 
 
 # ---------------------------------------------------------------------------------------------
