@@ -17,6 +17,7 @@ from vision.synth.indices import (
     PATCH_W,
     RANK_CLASSES,
     SUIT_CLASSES,
+    PatchMaker,
     both_patches,
     make_patches,
     printed_card_corner,
@@ -35,6 +36,22 @@ def test_generated_patches_are_labelled_and_reproducible():
     none_r, none_s = RANK_CLASSES.index(NONE), SUIT_CLASSES.index(NONE)
     assert np.array_equal(ranks == none_r, suits == none_s)
     assert len(set(ranks.tolist())) > 5 and images.std() > 20
+
+
+def sharpness(img: np.ndarray) -> float:
+    """Variance of the Laplacian: high for crisp ink edges, low for a blurred patch."""
+    return float(cv2.Laplacian(cv2.cvtColor(img, cv2.COLOR_RGB2GRAY), cv2.CV_64F).var())
+
+
+def test_defocused_patches_are_blurrier_and_keep_their_labels():
+    art = Art(load_recipe("train"))
+    crisp, defocused = PatchMaker(art), PatchMaker(art, defocus=1.0)
+    ratios = []
+    for seed in range(40):
+        a, b = crisp.sample(np.random.default_rng(seed)), defocused.sample(np.random.default_rng(seed))
+        assert (a.rank, a.suit) == (b.rank, b.suit)  # the same card, only seen out of focus
+        ratios.append(sharpness(b.image) / max(sharpness(a.image), 1e-6))
+    assert np.median(ratios) < 0.5, ratios
 
 
 def inked_corner(card: np.ndarray) -> float:

@@ -39,6 +39,9 @@ PATCH_W, PATCH_H = 32, 56  # the reader's input, pixels
 # the top-left corner down to below the suit pip of every deck in the art cache.
 PATCH_WINDOW = (-0.03, -0.02, 0.33, 0.40)
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+# A camera out of focus, in patch pixels: a 2.5 px blur of a 1280-wide frame is about 1-4 px
+# of a patch, as the card is seen small or large.
+DEFOCUS_SIGMA = (1.0, 5.0)
 
 
 @dataclass(frozen=True)
@@ -318,8 +321,9 @@ def _neighbour(rng: np.random.Generator, img: np.ndarray, cover: np.ndarray, who
     cv2.polylines(img, [poly.astype(np.int32)], True, (60, 60, 60), 1)
 
 
-def camera(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
-    """Light, colour, resolution and sensor applied to an RGB uint8 patch."""
+def camera(rng: np.random.Generator, patch: np.ndarray, defocus: float = 0.0) -> np.ndarray:
+    """Light, colour, resolution and sensor applied to an RGB uint8 patch; a ``defocus`` share
+    of patches is seen through a lens out of focus (:data:`DEFOCUS_SIGMA`)."""
     img = patch.astype(np.float32)
     img = img * rng.uniform(0.45, 1.25) + rng.uniform(-30, 30)  # exposure and black level
     if rng.random() < 0.5:
@@ -341,6 +345,8 @@ def camera(rng: np.random.Generator, patch: np.ndarray) -> np.ndarray:
         img = cv2.resize(small, (PATCH_W, PATCH_H), interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.3:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.1))
+    if defocus > 0 and rng.random() < defocus:  # drawn only when asked: a seed's patches stay
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(*DEFOCUS_SIGMA))
     if rng.random() < 0.6:
         img = np.clip(img + rng.normal(0, rng.uniform(1, 9), img.shape), 0, 255).astype(np.uint8)
     if rng.random() < 0.4:
@@ -353,9 +359,10 @@ class PatchMaker:
     """Draws labelled patches from the training decks' faces and from printed indices."""
 
     def __init__(self, art, printed_share: float = 0.45, none_share: float = 0.1, error: float = 0.045,
-                 styled: float = 0.0):
+                 styled: float = 0.0, defocus: float = 0.0):
         self.art = art  # vision.synth.assets.Art of the training decks
         self.styled = styled  # share of the decks' faces printed in other colours (styles.py)
+        self.defocus = defocus  # share of patches seen out of focus (camera)
         self.printed_share = printed_share
         self.none_share = none_share
         self.error = error
@@ -414,16 +421,17 @@ class PatchMaker:
             _neighbour(rng, img, self._cover(rng))
         if rng.random() < 0.04:
             img = 255 - img  # an inverted (dark-faced) deck
-        return Patch(camera(rng, img), rank, suit)
+        return Patch(camera(rng, img, self.defocus), rank, suit)
 
 
 def make_patches(n: int, seed: int, recipe: str = "train",
-                 styled: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 styled: float = 0.0, defocus: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` patches (n, h, w, 3) uint8 and their rank and suit labels, from ``seed``; a
-    ``styled`` share of the decks' faces printed in other colours."""
+    ``styled`` share of the decks' faces printed in other colours, a ``defocus`` share of the
+    patches out of focus."""
     from vision.synth.assets import Art, load_recipe
 
-    maker = PatchMaker(Art(load_recipe(recipe)), styled=styled)
+    maker = PatchMaker(Art(load_recipe(recipe)), styled=styled, defocus=defocus)
     rng = np.random.default_rng(seed)
     images = np.zeros((n, PATCH_H, PATCH_W, 3), np.uint8)
     ranks, suits = np.zeros(n, np.int64), np.zeros(n, np.int64)
