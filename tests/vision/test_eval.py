@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -19,6 +20,7 @@ from vision.detector.evaluate import (
     by_design,
     by_visible_share,
     face_back_confusions,
+    read_image,
     read_yolo_dataset,
 )
 from vision.detector.metrics import ImageResult, evaluate
@@ -170,3 +172,30 @@ def test_a_set_rendered_before_designs_were_recorded_says_so(holdout_like, tmp_p
     assert report["by_design"] == {} and set(report["by_visible_share"]) == {"half or more in view",
                                                                              "less than half in view"}
     assert f"{old} was rendered before designs were recorded" in r.stdout
+
+
+def sharpness(image: np.ndarray) -> float:
+    return float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+
+
+def test_a_camera_condition_sees_each_picture_the_same_way_every_pass():
+    """``eval --camera``: the pictures as the replay bench's cameras film them, the noise
+    drawn from the file's name, so that the finder's pass and the naming pass see one picture."""
+    photo = sorted(REAL.glob("*.JPG"))[0]
+    clean = read_image(photo)
+    blurred, dim = read_image(photo, "blur"), read_image(photo, "dim")
+    assert blurred.shape == dim.shape == clean.shape
+    assert sharpness(blurred) < 0.5 * sharpness(clean)
+    assert dim.mean() < 0.5 * clean.mean()
+    assert np.array_equal(read_image(photo, "noise"), read_image(photo, "noise"))
+    assert not np.array_equal(read_image(photo, "noise"), clean)
+
+
+def test_eval_through_a_blurred_camera_says_so_and_still_scores(tmp_path):
+    r = cardref("eval", "--camera", "blur", "--skip-synthetic", "--out", str(tmp_path / "eval"))
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "seen through the 'blur' camera" in r.stdout
+    report = json.loads((tmp_path / "eval" / "eval.json").read_text())
+    assert report["camera"] == "blur" and report["real"]["mAP50"] > 0.5
+    r = cardref("eval", "--camera", "fog", "--skip-synthetic")
+    assert r.returncode != 0 and "fog" in r.stderr

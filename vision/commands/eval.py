@@ -17,6 +17,7 @@ from pathlib import Path
 
 from referee.errors import CardrefError
 from referee.paths import project_root
+from vision.synth.conditions import CAMERAS
 
 HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
            "recipe": "datasets/recipes/holdout.yaml"}
@@ -48,6 +49,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
                         "else onnx; ultralytics for .pt)")
     p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
+    p.add_argument("--camera", choices=CAMERAS,
+                   help="see every picture, held-out and real, as this camera of the replay bench's "
+                        "conditions would (vision/synth/conditions.py): dim warm light, defocus blur "
+                        "(2.5 px at 1280 wide), grain and JPEG")
     return p
 
 
@@ -90,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
     report: dict = {"model": str(args.model or "models/cards.onnx"), "backend": args.backend or "default",
-                    "imgsz": args.imgsz or "exported"}
+                    "imgsz": args.imgsz or "exported", "camera": args.camera or "as filmed"}
+    if args.camera:
+        print(f"every picture seen through the {args.camera!r} camera (vision/synth/conditions.py)")
     if not args.skip_synthetic:
         root = args.synthetic or holdout_dataset()
         samples = []
@@ -101,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
             raise CardrefError(f"{root}: no such dataset folder")
         if not samples:
             raise CardrefError(f"{root}: no images in images/train or images/val (an Ultralytics dataset)")
-        results = run_detector(detector, progress(len(samples), "eval synthetic", "img", iterable=samples))
+        results = run_detector(detector, progress(len(samples), "eval synthetic", "img", iterable=samples),
+                               args.camera)
         ev = evaluate(results, len(CLASSES))
         report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),
                                "found": found(evaluate([any_name(r) for r in results], 1)),
@@ -126,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         for key, what, refiner in refiners:
             if refiner is None:
                 continue
-            s[key] = corner_errors(refiner, samples)
+            s[key] = corner_errors(refiner, samples, args.camera)
             for name, d in s[key].items():
                 print(f"  {what} on the true boxes, {name} ({d['cards']} cards): median error "
                       f"{d['corner']:.3f} of the card's length (90th percentile {d['corner_p90']:.3f}), "
@@ -139,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  (no figures per card design: {root} was rendered before designs were recorded; "
                   "delete it and run again to render it anew)")
     if not args.skip_real:
-        report["real"] = real_photos(detector, args.real, args.out, args.corner_labels)
+        report["real"] = real_photos(detector, args.real, args.out, args.corner_labels, args.camera)
     for part in ("synthetic", "real"):
         if "recall50_per_class" in report.get(part, {}):
             print(f"{part}: recall@0.5 per class: " + " ".join(
@@ -151,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False) -> dict:
+def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False,
+                camera: str | None = None) -> dict:
     """Scores on a folder of labelled real photos, printed and returned for ``eval.json``."""
     from referee.cards import CLASSES
     from vision.detector.corner_labels import looks_corner_labelled
@@ -171,7 +180,8 @@ def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False) 
     if corner_labels and not real.by_card:
         raise CardrefError(f"{folder}: --corner-labels needs boxes named by card (rank and suit), "
                            "not by rank")
-    every_box = run_detector(detector, progress(len(real.samples), "eval real", "img", iterable=real.samples))
+    every_box = run_detector(detector, progress(len(real.samples), "eval real", "img", iterable=real.samples),
+                             camera)
     if corner_labels:
         return corner_labelled(every_box, real, folder)
     by_rank = [ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if real.by_card else r.gt_classes,
@@ -200,7 +210,7 @@ def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False) 
           f"mAP50-95 {report['found']['mAP50_95']:.3f}")
     if not hasattr(detector, "read_boxes"):  # a model that names the cards itself
         return report
-    named = name_true_boxes(detector, real.samples)  # one pass: the names and the corners
+    named = name_true_boxes(detector, real.samples, camera)  # one pass: the names and the corners
     if corners := corner_box_agreement(named):
         report["corners"] = corners
         print(f"  corners on the true boxes: the box around them against the labelled box, median IoU "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,13 +68,25 @@ def _rendered_cards(root: Path, split: str, stem: str, count: int) -> list[dict]
     return cards if len(cards) == count else None
 
 
-def run_detector(detector, samples: list[Sample]) -> list[ImageResult]:
-    """Every box of each image, with the detector's class ids."""
+def read_image(path: Path, camera: str | None = None) -> np.ndarray:
+    """The BGR picture at ``path``; with ``camera`` (one of ``vision.synth.conditions.CAMERAS``)
+    as that camera would see it, its noise drawn from the file's name, so every pass over a
+    set sees the same pictures."""
+    image = cv2.imread(str(path))
+    if image is None:
+        raise CardrefError(f"{path}: cannot read image")
+    if camera:
+        from vision.synth.conditions import filmed
+
+        image = filmed(image, camera, np.random.default_rng(zlib.crc32(Path(path).name.encode())))
+    return image
+
+
+def run_detector(detector, samples: list[Sample], camera: str | None = None) -> list[ImageResult]:
+    """Every box of each image, with the detector's class ids; ``camera``: see :func:`read_image`."""
     results = []
     for s in samples:
-        image = cv2.imread(str(s.image))
-        if image is None:
-            raise CardrefError(f"{s.image}: cannot read image")
+        image = read_image(s.image, camera)
         det = detector.detect(image)
         results.append(ImageResult(s.boxes, s.classes, det.xyxy, det.class_id, det.confidence, str(s.image)))
     return results
@@ -225,7 +238,7 @@ def write_json(path: Path, data: dict) -> None:
     files.write_json(path, data, indent=2)
 
 
-def corner_errors(refiner, samples: list[Sample]) -> dict[str, dict]:
+def corner_errors(refiner, samples: list[Sample], camera: str | None = None) -> dict[str, dict]:
     """The corner refiner on the true boxes of rendered cards against the renderer's corners
     (:func:`vision.detector.geometry.rect_errors`), for the cards half or more in view and for
     those less than half in view (whose hidden corners it must guess)."""
@@ -237,7 +250,7 @@ def corner_errors(refiner, samples: list[Sample]) -> dict[str, dict]:
     for s in samples:
         if not s.cards or not len(s.boxes):
             continue
-        image = cv2.imread(str(s.image))
+        image = read_image(s.image, camera)
         pred.append(refiner.rects(image, s.boxes))
         true += [c["quad"] for c in s.cards]
         shown += [c["visible"] for c in s.cards]

@@ -217,18 +217,17 @@ class TrueBoxNames:
     corner_iou: np.ndarray | None = None  # the box around the refiner's corners against the labelled box
 
 
-def name_true_boxes(detector, samples: list[Sample]) -> TrueBoxNames:
+def name_true_boxes(detector, samples: list[Sample], camera: str | None = None) -> TrueBoxNames:
     """Name each labelled box with the detector's naming stage alone (no finder): what the
     naming gets wrong when the box is right; and, where the detector finds corners, how the box
-    around them agrees with the labelled one."""
+    around them agrees with the labelled one. ``camera``: see ``evaluate.read_image``."""
     from vision.detector.detections import box_iou
+    from vision.detector.evaluate import read_image
     from vision.detector.two_stage import name_ids
 
     truth, named, tilt, light, ious = [], [], [], [], []
     for s in samples:
-        image = cv2.imread(str(s.image))
-        if image is None:
-            raise CardrefError(f"{s.image}: cannot read image")
+        image = read_image(s.image, camera)
         if not len(s.boxes):
             continue
         probs, _, corners = detector.read_boxes(image, s.boxes)

@@ -39,6 +39,7 @@ from referee.errors import CardrefError
 from vision.layout import load_layout
 
 CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop")
+CAMERAS = ("dim", "blur", "noise")  # the conditions that change each picture alone (cardref eval --camera)
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
 ARM_FOR_S = 2.0  # an arm's time over the table
 SKIN_BGR = (128, 160, 205)
@@ -152,6 +153,19 @@ def noisy(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.imdecode(jpeg, cv2.IMREAD_COLOR) if ok else image
 
 
+def filmed(image: np.ndarray, camera: str, rng: np.random.Generator) -> np.ndarray:
+    """A BGR picture as the camera of one of :data:`CAMERAS` sees it, the same size."""
+    if camera == "dim":
+        warm = image.astype(np.float32) * np.array([0.7, 0.9, 1.0], np.float32) * DIM_GAIN
+        warm += rng.normal(0, DIM_NOISE, image.shape).astype(np.float32)
+        return np.clip(warm, 0, 255).astype(np.uint8)
+    if camera == "blur":
+        return cv2.GaussianBlur(image, (0, 0), BLUR_SIGMA * image.shape[1] / 1280)
+    if camera == "noise":
+        return noisy(image, rng)
+    raise CardrefError(f"{camera}: unknown camera (expected one of {', '.join(CAMERAS)})")
+
+
 def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: Arms | None = None) -> Path:
     """Write ``out_dir`` as ``game_dir`` filmed under ``condition`` (see the module's list);
     ``arms`` chooses the arms' crossings instead of random ones."""
@@ -198,14 +212,8 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
                 x0, y0, x1, y1 = staged[index]
                 tip = ((x0 + x1) / 2 + 0.02 * w * np.sin(index * 0.9), (y0 + y1) / 2)
                 _arm(image, (tip[0] + 0.1 * w, h * 1.1), tip, 0.07 * w)
-            elif condition == "dim":
-                warm = image.astype(np.float32) * np.array([0.7, 0.9, 1.0], np.float32) * DIM_GAIN
-                warm += rng.normal(0, DIM_NOISE, image.shape).astype(np.float32)
-                image = np.clip(warm, 0, 255).astype(np.uint8)
-            elif condition == "blur":
-                image = cv2.GaussianBlur(image, (0, 0), BLUR_SIGMA * w / 1280)
-            elif condition == "noise":
-                image = noisy(image, rng)
+            elif condition in CAMERAS:
+                image = filmed(image, condition, rng)
             elif condition == "lowres":
                 image = cv2.resize(image, LOWRES, interpolation=cv2.INTER_AREA)
             elif condition == "drop":
