@@ -206,6 +206,33 @@ def test_index_mask_blanks_both_corners_of_court_cards_only(tiny_dataset):
             assert not torch.equal(out[(i, *corner)], x[(i, *corner)])
 
 
+def sharpness(x) -> list[float]:
+    """Variance of the Laplacian of each crop of a (n, 3, h, w) batch: low when blurred."""
+    grey = (x.mean(1).numpy() * 255).astype(np.float32)
+    return [float(cv2.Laplacian(g, cv2.CV_32F).var()) for g in grey]
+
+
+@pytest.mark.slow
+def test_defocus_blurs_crops_out_of_focus_and_keeps_a_flat_card_flat(tiny_dataset):
+    """The same batch augmented with the same seed, with and without ``defocus``: every crop
+    chosen is blurrier; a blank crop stays blank (the blur only spreads ink, it adds none)."""
+    import torch
+
+    from vision.detector.classifier_train import _blob, augment, extract_crops, gaussian_blur
+
+    crops, _ = extract_crops([tiny_dataset], "train", 1, 0.0, 0)
+    x = _blob(crops)
+    crisp = augment(x.clone(), torch.Generator().manual_seed(3))
+    soft = augment(x.clone(), torch.Generator().manual_seed(3), defocus=1.0)
+    ratios = np.array(sharpness(soft)) / np.maximum(sharpness(crisp), 1e-6)
+    assert soft.shape == crisp.shape and np.median(ratios) < 0.5, ratios
+    flat = torch.full((2, 3, 40, 30), 0.7)
+    assert torch.allclose(gaussian_blur(flat, 3.0), flat, atol=1e-5)
+    half = augment(x.clone(), torch.Generator().manual_seed(3), defocus=0.5)
+    blurred = np.array(sharpness(half)) < 0.5 * np.array(sharpness(crisp))
+    assert 0.2 < blurred.mean() < 0.8  # about the share asked for
+
+
 @pytest.mark.slow
 def test_not_a_card_row_is_fitted_beside_the_card_rows(tmp_path):
     """``stage: not_a_card`` on a few rendered tables with printed clutter: the classifier gains

@@ -46,6 +46,7 @@ class ClassifierConfig(NetworkRecipe):
     standardize: bool = False  # the network first scales each crop to zero mean, unit contrast
     grey: float = 0.0  # share of crops turned grey (grey cameras, washed-out light)
     invert: float = 0.0  # share of crops with light and dark swapped (dark-faced decks)
+    defocus: float = 0.0  # share of crops seen through a lens out of focus (DEFOCUS_SIGMA)
     geometry: str | None = None  # rectified: the corner refiner for sets without true corners (collected)
 
     WHAT = "classifier config"
@@ -178,9 +179,31 @@ def _extract_rectified(datasets: list[Path], split: str, copies: int, jitter: fl
     return np.concatenate(crops), np.concatenate(labels).astype(np.int64)
 
 
-def augment(x, generator, grey: float = 0.0, invert: float = 0.0):
+# A camera out of focus, in crop pixels: a 2.5 px blur of a 1280-wide frame is 1-4 px of a
+# crop, as the card is seen small or large.
+DEFOCUS_SIGMA = (1.0, 5.0)
+
+
+def gaussian_blur(x, sigma: float):
+    """``x`` (n, c, h, w) blurred by a Gaussian of ``sigma`` pixels, in two 1-D passes, the
+    edges reflected."""
+    import torch
+    import torch.nn.functional as F
+
+    r = max(1, int(3 * sigma))
+    t = torch.arange(-r, r + 1, dtype=x.dtype)
+    k = torch.exp(-0.5 * (t / sigma) ** 2)
+    k = k / k.sum()
+    c = x.shape[1]
+    x = F.conv2d(F.pad(x, (r, r, 0, 0), mode="reflect"), k.view(1, 1, 1, -1).repeat(c, 1, 1, 1), groups=c)
+    return F.conv2d(F.pad(x, (0, 0, r, r), mode="reflect"), k.view(1, 1, -1, 1).repeat(c, 1, 1, 1), groups=c)
+
+
+def augment(x, generator, grey: float = 0.0, invert: float = 0.0, defocus: float = 0.0):
     """Batch augmentations on float RGB tensors: 180-degree turns, light, colour, blur, noise;
-    a ``grey`` share turned grey and an ``invert`` share with light and dark swapped."""
+    a ``grey`` share turned grey, an ``invert`` share with light and dark swapped and a
+    ``defocus`` share out of focus (one sigma a batch; drawn only when asked, so a recipe
+    without it augments as it always did)."""
     import torch
     import torch.nn.functional as F
 
@@ -197,6 +220,12 @@ def augment(x, generator, grey: float = 0.0, invert: float = 0.0):
         h, w = x.shape[2:]
         low = F.interpolate(x[small], scale_factor=scale, mode="bilinear", align_corners=False)
         x[small] = F.interpolate(low, size=(h, w), mode="bilinear", align_corners=False)
+    if defocus > 0:
+        soft = torch.rand(n, generator=generator) < defocus
+        lo, hi = DEFOCUS_SIGMA
+        sigma = lo + (hi - lo) * float(torch.rand(1, generator=generator))
+        if soft.any():
+            x[soft] = gaussian_blur(x[soft], sigma)
     x = x + 0.03 * torch.rand(n, 1, 1, 1, generator=generator) * torch.randn(x.shape, generator=generator)
     if grey > 0:
         g = torch.rand(n, generator=generator) < grey
@@ -344,7 +373,8 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
         x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
         x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
-        x = augment(mask_indices(x, y_train[idx], gen, cfg.index_mask), gen, cfg.grey, cfg.invert)
+        x = mask_indices(x, y_train[idx], gen, cfg.index_mask)
+        x = augment(x, gen, cfg.grey, cfg.invert, cfg.defocus)
         return loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
 
     for epoch in range(loop.done + 1, epochs + 1):
