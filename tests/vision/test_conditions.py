@@ -124,3 +124,31 @@ def test_dropped_frames_come_in_short_bursts_a_fifth_of_them():
     bursts = np.split(np.array(dropped), np.flatnonzero(np.diff(dropped) > 1) + 1)
     assert all(DROP_BURST[0] <= len(b) <= DROP_BURST[1] for b in bursts[:-1])
     assert max(len(b) for b in bursts) / 30.0 <= Settings().quiet_s
+
+
+def test_each_camera_films_every_frame_and_a_640x360_camera_a_smaller_video(game_video, tmp_path):
+    """The cameras of ``cardref eval --camera`` film the bench's videos too: every frame kept,
+    its time and labels with it; the 640x360 camera's video is that size, its boxes scaled."""
+    import cv2
+
+    def frames_and_size(video):
+        cap = cv2.VideoCapture(str(video))
+        try:
+            size = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+            return int(cap.get(cv2.CAP_PROP_FRAME_COUNT)), size
+        finally:
+            cap.release()
+
+    count, size = frames_and_size(game_video / "video.mp4")
+    for condition in ("dim", "lowres"):
+        filmed = perturb(game_video, tmp_path / condition, condition, seed=11)
+        got, got_size = frames_and_size(filmed / "video.mp4")
+        assert got == count and got_size == (size if condition == "dim" else (640, 360))
+        labels = read_jsonl(filmed / "labels.jsonl")
+        first = read_jsonl(game_video / "labels.jsonl")
+        assert len(labels) == len(first)
+        sx, sy = (1.0, 1.0) if condition == "dim" else (640 / size[0], 360 / size[1])
+        for a, b in zip(labels[::50], first[::50], strict=True):
+            box = np.array([c["box"] for c in a["cards"] if c["box"]]).reshape(-1, 4)
+            true = np.array([c["box"] for c in b["cards"] if c["box"]]).reshape(-1, 4)
+            assert len(true) and np.allclose(box, true * [sx, sy, sx, sy], atol=1.0)

@@ -24,6 +24,7 @@ from vision.detector.evaluate import (
     read_yolo_dataset,
 )
 from vision.detector.metrics import ImageResult, evaluate
+from vision.synth.conditions import filmed
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "datasets" / "samples" / "real_dev_edje"  # the shipped sample of real photos
@@ -187,6 +188,11 @@ def test_a_camera_condition_sees_each_picture_the_same_way_every_pass():
     assert blurred.shape == dim.shape == clean.shape
     assert sharpness(blurred) < 0.5 * sharpness(clean)
     assert dim.mean() < 0.5 * clean.mean()
+    # A 640x360 camera's detail at the picture's size; a picture no wider is as it was.
+    assert np.array_equal(read_image(photo, "lowres"), clean) and clean.shape[1] <= 640
+    wide = cv2.resize(clean, (1280, 1280 * clean.shape[0] // clean.shape[1]), interpolation=cv2.INTER_CUBIC)
+    small = filmed(wide, "lowres", np.random.default_rng(0))
+    assert small.shape == wide.shape and sharpness(small) < 0.8 * sharpness(wide)
     assert np.array_equal(read_image(photo, "noise"), read_image(photo, "noise"))
     assert not np.array_equal(read_image(photo, "noise"), clean)
 

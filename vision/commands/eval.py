@@ -52,7 +52,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--camera", choices=CAMERAS,
                    help="see every picture, held-out and real, as this camera of the replay bench's "
                         "conditions would (vision/synth/conditions.py): dim warm light, defocus blur "
-                        "(2.5 px at 1280 wide), grain and JPEG")
+                        "(2.5 px at 1280 wide), grain and JPEG, the detail of a 640x360 camera")
     return p
 
 

@@ -39,7 +39,8 @@ from referee.errors import CardrefError
 from vision.layout import load_layout
 
 CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop")
-CAMERAS = ("dim", "blur", "noise")  # the conditions that change each picture alone (cardref eval --camera)
+# The conditions that change each picture alone (cardref eval --camera).
+CAMERAS = ("dim", "blur", "noise", "lowres")
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
 ARM_FOR_S = 2.0  # an arm's time over the table
 SKIN_BGR = (128, 160, 205)
@@ -154,7 +155,8 @@ def noisy(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def filmed(image: np.ndarray, camera: str, rng: np.random.Generator) -> np.ndarray:
-    """A BGR picture as the camera of one of :data:`CAMERAS` sees it, the same size."""
+    """A BGR picture as the camera of one of :data:`CAMERAS` sees it, the same size (``lowres``:
+    the detail of a 640x360 camera, scaled back up, so that a picture's labels still hold)."""
     if camera == "dim":
         warm = image.astype(np.float32) * np.array([0.7, 0.9, 1.0], np.float32) * DIM_GAIN
         warm += rng.normal(0, DIM_NOISE, image.shape).astype(np.float32)
@@ -163,6 +165,13 @@ def filmed(image: np.ndarray, camera: str, rng: np.random.Generator) -> np.ndarr
         return cv2.GaussianBlur(image, (0, 0), BLUR_SIGMA * image.shape[1] / 1280)
     if camera == "noise":
         return noisy(image, rng)
+    if camera == "lowres":
+        h, w = image.shape[:2]
+        k = LOWRES[0] / w
+        if k >= 1:
+            return image
+        small = cv2.resize(image, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     raise CardrefError(f"{camera}: unknown camera (expected one of {', '.join(CAMERAS)})")
 
 
@@ -212,10 +221,10 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
                 x0, y0, x1, y1 = staged[index]
                 tip = ((x0 + x1) / 2 + 0.02 * w * np.sin(index * 0.9), (y0 + y1) / 2)
                 _arm(image, (tip[0] + 0.1 * w, h * 1.1), tip, 0.07 * w)
+            elif condition == "lowres":  # the video itself that size (filmed keeps a picture's size)
+                image = cv2.resize(image, LOWRES, interpolation=cv2.INTER_AREA)
             elif condition in CAMERAS:
                 image = filmed(image, condition, rng)
-            elif condition == "lowres":
-                image = cv2.resize(image, LOWRES, interpolation=cv2.INTER_AREA)
             elif condition == "drop":
                 image = last if index in dropped and last is not None else image
                 last = image
