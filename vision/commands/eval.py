@@ -17,7 +17,6 @@ from pathlib import Path
 
 from referee.errors import CardrefError
 from referee.paths import project_root
-from vision.synth.conditions import CAMERAS
 
 HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
            "recipe": "datasets/recipes/holdout.yaml"}
@@ -26,6 +25,7 @@ HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from vision.commands.detect import SCORING_CONF
     from vision.detector import BACKENDS
+    from vision.synth.conditions import CAMERAS
 
     p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
                                                              by_visible_share),
                                "by_deck_style": breakdown(samples, results, len(CLASSES), by_deck_style),
                                "by_camera": breakdown(samples, results, len(CLASSES), by_camera)}
-        worst = draw_worst(results, list(CLASSES), args.out / "worst_synthetic.png")
+        worst = draw_worst(results, list(CLASSES), args.out / "worst_synthetic.png", args.camera)
         report["synthetic"]["worst_png"] = str(worst)
         s = report["synthetic"]
         print(f"synthetic held-out ({len(samples)} images, {s['instances']} cards): "
@@ -197,12 +197,12 @@ def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False,
               "found": found(evaluate([any_name(r) for r in every_box], 1))}
     if real.by_card:
         report.update(summary(evaluate(every_box, len(CLASSES)), list(CLASSES)))
-        report["worst_png"] = str(draw_worst(every_box, list(CLASSES), out / "worst_real.png"))
+        report["worst_png"] = str(draw_worst(every_box, list(CLASSES), out / "worst_real.png", camera))
         print(f"real photos by card ({len(real.samples)} images, {report['instances']} cards): "
               f"mAP50 {report['mAP50']:.3f}  mAP50-95 {report['mAP50_95']:.3f}")
     else:
         report.update(summary(rank_ev, list(RANK_CLASSES)))
-        report["worst_png"] = str(draw_worst(by_rank, list(RANK_CLASSES), out / "worst_real.png"))
+        report["worst_png"] = str(draw_worst(by_rank, list(RANK_CLASSES), out / "worst_real.png", camera))
         print(f"real photos ({len(real.samples)} images, {report['instances']} cards; no suits: "
               "scored by rank only)")
     print(f"  by rank: mAP50 {rank_ev.map50:.3f}  mAP50-95 {rank_ev.map50_95:.3f}")

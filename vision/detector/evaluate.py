@@ -196,12 +196,14 @@ def image_score(r: ImageResult) -> float:
     return float(np.nanmean(single.recall50))
 
 
-def draw_worst(results: list[ImageResult], names: list[str], out: Path, count: int = 8) -> Path:
-    """A contact sheet of the worst images: ground truth green, predictions red."""
+def draw_worst(results: list[ImageResult], names: list[str], out: Path, camera: str | None = None,
+               count: int = 8) -> Path:
+    """A contact sheet of the worst images as the detector saw them (``camera``: see
+    :func:`read_image`): ground truth green, predictions red."""
     worst = sorted(results, key=image_score)[:count]
     tiles = []
     for r in worst:
-        img = cv2.imread(r.name)
+        img = read_image(Path(r.name), camera)
         scale = 480 / max(img.shape[:2])
         img = cv2.resize(img, None, fx=scale, fy=scale)
         for boxes, classes, colour in ((r.gt_boxes, r.gt_classes, (0, 200, 0)),
