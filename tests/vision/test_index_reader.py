@@ -20,7 +20,6 @@ from vision.synth.indices import (
     PatchMaker,
     both_patches,
     make_patches,
-    pip_corner,
     printed_card_corner,
 )
 
@@ -69,21 +68,6 @@ def test_a_printed_index_is_ink_in_the_top_left_corner():
     blank = [inked_corner(printed_card_corner(rng, None, None)) for _ in range(12)]
     assert min(printed) > 0.02
     assert np.mean(printed) > np.mean(blank) + 0.05
-
-
-def test_a_pip_only_corner_has_its_pip_in_the_corner_and_is_labelled_by_its_suit_alone():
-    rng = np.random.default_rng(1)
-    pips = [inked_corner(pip_corner(rng, "S")) for _ in range(12)]
-    blank = [inked_corner(printed_card_corner(rng, None, None)) for _ in range(12)]
-    assert min(pips) > 0.02 and np.mean(pips) > np.mean(blank) + 0.05
-    images, ranks, suits = make_patches(60, seed=4, pip_only=1.0)
-    none_r, none_s = RANK_CLASSES.index(NONE), SUIT_CLASSES.index(NONE)
-    assert (ranks == none_r).all()
-    # Every one says its suit, but where a neighbour card lies over the whole corner.
-    assert (suits != none_s).mean() > 0.85 and len(set(suits[suits != none_s].tolist())) == 4
-    # Without the share, a seed's patches are those it always made.
-    assert all(np.array_equal(x, y) for x, y in zip(make_patches(20, 7), make_patches(20, 7, pip_only=0.0),
-                                                      strict=True))
 
 
 def face_on_table(face_rgba: np.ndarray, angle: float, width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -154,12 +138,6 @@ def test_rank_and_suit_make_card_probabilities():
     none_s = np.eye(len(SUIT_CLASSES))[[SUIT_CLASSES.index(NONE)]]
     assert np.allclose(card_probs(none_r, none_s), 1 / len(CLASSES))
     assert CLASSES[int(p.argmax())] == "QS"
-    # A suit with no rank (a court card that prints none): the suit's 13 faces alike.
-    spade = np.eye(len(SUIT_CLASSES))[[SUIT_CLASSES.index("S")]]
-    p = card_probs(none_r, spade)[0]
-    spades = [CLASSES.index(c) for c in CLASSES if c.endswith("S") and c != "JK"]
-    assert p.sum() == pytest.approx(1) and len(spades) == 13
-    assert np.allclose(p[spades], 1 / 13) and p[CLASSES.index("QH")] == pytest.approx(0)
 
 
 def test_cardref_train_fits_an_index_reader_that_the_detector_uses(tmp_path):

@@ -6,9 +6,8 @@ has straightened a card, its two printed corners (top-left, and bottom-right tur
 degrees) are cut at a fixed share of the card (``vision/synth/indices.py``) and read by a small
 network trained on generated patches (``vision/detector/index_train.py``): a rank (A-K or
 *none*) and a suit (S, H, D, C or *none*). The rank and suit become probabilities over the 54
-classes (:func:`card_probs`: *none* is no evidence, a suit without a rank is evidence of the
-suit), the two corners are pooled (a mixture weighted by how surely each shows an index: a
-corner under another card leaves the naming to the other), and the result is a third view
+classes (:func:`card_probs`: *none* is no evidence), the two corners are pooled (a mixture:
+a corner under another card leaves the naming to the other), and the result is a third view
 fused with the whole-card ones.
 """
 
@@ -56,14 +55,9 @@ COVERED = 0.8
 
 
 def shows_index(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
-    """(n,) how sure the reader is that a patch shows a whole index (neither rank nor suit
+    """(n,) how sure the reader is that a patch shows an index at all (neither rank nor suit
     *none*)."""
     return (1 - rank_p[:, RANK_NONE]) * (1 - suit_p[:, SUIT_NONE])
-
-
-def shows_suit(suit_p: np.ndarray) -> np.ndarray:
-    """(n,) how sure the reader is that a patch shows a suit, with a rank or without."""
-    return 1 - suit_p[:, SUIT_NONE]
 
 
 def placements(quad: np.ndarray, box: np.ndarray) -> np.ndarray:
@@ -93,20 +87,14 @@ def in_boxes(points: np.ndarray, box: np.ndarray) -> np.ndarray:
 def card_probs(rank_p: np.ndarray, suit_p: np.ndarray) -> np.ndarray:
     """(n, 54) class probabilities from (n, ranks) and (n, suits). A corner that shows no index
     (a back, a joker, a corner under another card) says nothing about the name: that share is
-    spread evenly over the 54 classes. A corner that shows a suit and no rank (a court card
-    that prints none, a rank glyph under a neighbour) says its suit: that share goes to the
-    suit's 13 faces alike. The rest goes to the faces, each the product of its rank's and
-    suit's probabilities."""
+    spread evenly over the 54 classes; the rest goes to the faces, each the product of its
+    rank's and suit's probabilities."""
     n = len(rank_p)
-    ranked = 1 - rank_p[:, RANK_NONE]
-    suited = 1 - suit_p[:, SUIT_NONE]
-    both, suit_only = ranked * suited, (1 - ranked) * suited
+    unknown = 1 - shows_index(rank_p, suit_p)
     faces = rank_p[:, FACE_RANK] * suit_p[:, FACE_SUIT]
     faces = faces / np.maximum(faces.sum(axis=1, keepdims=True), 1e-12)
-    suits = suit_p[:, FACE_SUIT]
-    suits = suits / np.maximum(suits.sum(axis=1, keepdims=True), 1e-12)
-    p = np.repeat(((1 - both - suit_only) / len(CLASSES))[:, None], len(CLASSES), axis=1)
-    p[np.arange(n)[:, None], FACE_IDS[None, :]] += both[:, None] * faces + suit_only[:, None] * suits
+    p = np.repeat((unknown / len(CLASSES))[:, None], len(CLASSES), axis=1)
+    p[np.arange(n)[:, None], FACE_IDS[None, :]] += (1 - unknown)[:, None] * faces
     return p
 
 
@@ -123,13 +111,12 @@ class IndexReader:
         corners = both_corners(quads)
         return cut_patches(image, corners).reshape(len(corners) // 2, 2, PATCH_H, PATCH_W, 3)
 
-    def _read(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(m, 54) card probabilities, and (m,) evidence of a whole index and of a suit, of
-        (m, h, w, 3) patches."""
+    def _read(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(m, 54) card probabilities and (m,) index evidence of (m, h, w, 3) patches."""
         logits = self.run(to_blob(patches))
         nr = len(RANK_CLASSES)
         rank_p, suit_p = softmax(logits[:, :nr]), softmax(logits[:, nr:])
-        return card_probs(rank_p, suit_p), shows_index(rank_p, suit_p), shows_suit(suit_p)
+        return card_probs(rank_p, suit_p), shows_index(rank_p, suit_p)
 
     def read(self, image: np.ndarray, rects: Rects, boxes: np.ndarray | None = None) -> np.ndarray:
         """(n, 54) card probabilities from both printed corners of each card.
@@ -138,7 +125,7 @@ class IndexReader:
         four more places too, its corners moved into each corner of its box (:func:`placements`),
         at each the printed corner that would lie in the box: the refiner must guess the hidden
         part of such a card, and its guess often puts the index patch on the card above. The
-        patches are pooled by how surely each shows a whole index. On the held-out rendered cards
+        patches are pooled by how surely each shows an index. On the held-out rendered cards
         less than half in view, the fused names went from 0.481 to 0.556 right, the others
         unchanged (``models/MODEL_CARD.md``)."""
         quads = rects.quads()
@@ -155,11 +142,8 @@ class IndexReader:
             inside = in_boxes(window_quads(corners).mean(axis=1), boxes[i])
             owner += [i] * int(inside.sum())
             more.append(cut_patches(image, corners[inside]))
-        probs, shown, suited = self._read(np.concatenate(more))
-        # The two printed corners pooled by how surely each shows a suit: a court card that
-        # prints its suit in one corner only (gnome-guyenne-classic) is named by that one.
-        weight = (suited[: 2 * n] + 1e-3).reshape(n, 2, 1)
-        out = (probs[: 2 * n].reshape(n, 2, -1) * weight).sum(axis=1) / weight.sum(axis=1)
+        probs, shown = self._read(np.concatenate(more))
+        out = probs[: 2 * n].reshape(n, 2, -1).mean(axis=1)
         owner = np.array(owner, int)
         for i in hidden:
             mine = np.concatenate([[2 * i, 2 * i + 1], 2 * n + np.flatnonzero(owner == i)])

@@ -32,7 +32,6 @@ class IndexConfig(NetworkRecipe):
     label_smoothing: float = 0.05
     styled: float = 0.0  # share of the training decks' faces printed as unusual decks
     defocus: float = 0.0  # share of patches seen through a lens out of focus
-    pip_only: float = 0.0  # share of corners with a suit pip and no rank (court cards without one)
 
     WHAT = "index reader config"
 
@@ -81,9 +80,8 @@ def train_index(cfg: IndexConfig, datasets: list[Path] | None, out: Path, start_
         torch.set_num_threads(cfg.threads)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
-    shares = {"styled": cfg.styled, "defocus": cfg.defocus, "pip_only": cfg.pip_only}
-    x_train, r_train, s_train = make_patches(cfg.patches, cfg.seed, **shares)
-    x_val, r_val, s_val = make_patches(cfg.val_patches, cfg.seed + 1, **shares)
+    x_train, r_train, s_train = make_patches(cfg.patches, cfg.seed, styled=cfg.styled, defocus=cfg.defocus)
+    x_val, r_val, s_val = make_patches(cfg.val_patches, cfg.seed + 1, styled=cfg.styled, defocus=cfg.defocus)
     log(f"index: {len(x_train)} train patches, {len(x_val)} val patches ({time.time() - t0:.0f} s)")
     net = build_net(cfg.width, classes=N_RANK + N_SUIT, standardize=True)
     if start_from is not None:

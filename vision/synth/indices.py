@@ -9,10 +9,7 @@ its training patches two ways, labelled with the rank and suit (or *none*):
   and ``1`` of older designs), through a card window jittered as the corner refiner errs;
 - **printed**: a rank in one of hundreds of typefaces (``vision/synth/fonts.py``) and a suit
   pip drawn in one of several shapes, on a paper, ink and layout drawn at random, so that an
-  unseen deck's index is one more sample of a familiar distribution;
-- optionally (``pip_only``), **a suit pip and no rank**: a big pip in the corner against a
-  court picture, as decks whose court cards print no rank show it (``gnome-guyenne-classic``),
-  labelled with its suit and rank *none*, so that such a corner still says its suit.
+  unseen deck's index is one more sample of a familiar distribution.
 
 Backs, jokers and bare table give the *none* patches. Every patch then meets the camera: a
 neighbour card over part of it, tint, grey or inverted faces, blur, low resolution, noise, JPEG.
@@ -268,38 +265,6 @@ def printed_card_corner(rng: np.random.Generator, rank: str | None, suit: str | 
     return np.asarray(img)
 
 
-def pip_corner(rng: np.random.Generator, suit: str, width: int = 160) -> np.ndarray:
-    """A court card's top-left area that prints no rank: a big suit pip in the corner, the
-    court picture's coloured shapes beside and below it (drawn first, so that the picture may
-    run behind the pip), sometimes inside a frame line."""
-    aspect = rng.uniform(1.38, 1.56)
-    w, h = width, int(width * aspect)
-    paper = _paper(rng)
-    img = Image.new("RGB", (w, h), tuple(int(v) for v in paper))
-    draw = ImageDraw.Draw(img)
-    ink = _ink(rng, suit, paper)
-    s = w * rng.uniform(0.14, 0.26)  # the pip's width
-    px, py = w * rng.uniform(0.03, 0.14), h * rng.uniform(0.015, 0.07)
-    colours = [tuple(int(v) for v in rng.integers(0, 256, 3)) for _ in range(4)]
-    # The picture: from just beside the pip, or from under it, to the card's far side.
-    fx = px + s * rng.uniform(0.3, 1.3) if rng.random() < 0.6 else px
-    fy = py + s * 1.1 * rng.uniform(0.2, 1.3) if fx == px else py * rng.uniform(0.2, 1.5)
-    for _ in range(int(rng.integers(4, 10))):
-        x0, y0 = rng.uniform(fx, w), rng.uniform(fy, h)
-        r = rng.uniform(3, w * 0.25)
-        shape = draw.ellipse if rng.random() < 0.5 else draw.rectangle
-        shape([x0 - r, y0 - r * rng.uniform(0.5, 2), x0 + r, y0 + r], fill=colours[int(rng.integers(4))],
-              outline=ink if rng.random() < 0.5 else None)
-    if rng.random() < 0.4:
-        m = int(w * rng.uniform(0.02, 0.05))
-        draw.rounded_rectangle([m, m, w - m, h - m], radius=int(w * 0.06), outline=ink, width=max(1, w // 80))
-    if rng.random() < 0.3:  # a light ground behind the pip, cut out of the picture
-        pad, ground = s * 0.15, tuple(int(v) for v in paper)
-        draw.rectangle([px - pad, py - pad, px + s + pad, py + s * 1.1 + pad], fill=ground)
-    _draw_pip(draw, rng, suit, (px, py, px + s, py + s * 1.1), ink)
-    return np.asarray(img)
-
-
 # ---------------------------------------------------------------------------------------------
 # Patches: a card's corner seen through the camera
 
@@ -394,11 +359,10 @@ class PatchMaker:
     """Draws labelled patches from the training decks' faces and from printed indices."""
 
     def __init__(self, art, printed_share: float = 0.45, none_share: float = 0.1, error: float = 0.045,
-                 styled: float = 0.0, defocus: float = 0.0, pip_only: float = 0.0):
+                 styled: float = 0.0, defocus: float = 0.0):
         self.art = art  # vision.synth.assets.Art of the training decks
         self.styled = styled  # share of the decks' faces printed in other colours (styles.py)
         self.defocus = defocus  # share of patches seen out of focus (camera)
-        self.pip_only = pip_only  # share of patches of a corner with a suit pip and no rank
         self.printed_share = printed_share
         self.none_share = none_share
         self.error = error
@@ -427,15 +391,8 @@ class PatchMaker:
 
     def sample(self, rng: np.random.Generator) -> Patch:
         width = int(rng.uniform(45, 220))  # the card's width in the frame, pixels
-        # Drawn only when asked: the patches of a seed stay as they were.
-        pip_only = self.pip_only > 0 and rng.random() < self.pip_only
         r = rng.random()
-        if pip_only:
-            suit_i = int(rng.integers(4))
-            corner = pip_corner(rng, SUITS[suit_i], width=max(80, width))
-            img = self._face_patch(rng, _opaque(corner), width, False)
-            rank, suit = RANK_CLASSES.index(NONE), suit_i
-        elif r < self.none_share:
+        if r < self.none_share:
             if rng.random() < 0.7:
                 _, _, rel = self.blanks[int(rng.integers(len(self.blanks)))]
                 img = self._face_patch(rng, self.art.face(rel), width)
@@ -467,14 +424,14 @@ class PatchMaker:
         return Patch(camera(rng, img, self.defocus), rank, suit)
 
 
-def make_patches(n: int, seed: int, recipe: str = "train", styled: float = 0.0, defocus: float = 0.0,
-                 pip_only: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_patches(n: int, seed: int, recipe: str = "train",
+                 styled: float = 0.0, defocus: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``n`` patches (n, h, w, 3) uint8 and their rank and suit labels, from ``seed``; a
     ``styled`` share of the decks' faces printed in other colours, a ``defocus`` share of the
-    patches out of focus, a ``pip_only`` share of corners with a suit pip and no rank."""
+    patches out of focus."""
     from vision.synth.assets import Art, load_recipe
 
-    maker = PatchMaker(Art(load_recipe(recipe)), styled=styled, defocus=defocus, pip_only=pip_only)
+    maker = PatchMaker(Art(load_recipe(recipe)), styled=styled, defocus=defocus)
     rng = np.random.default_rng(seed)
     images = np.zeros((n, PATCH_H, PATCH_W, 3), np.uint8)
     ranks, suits = np.zeros(n, np.int64), np.zeros(n, np.int64)
