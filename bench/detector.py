@@ -6,8 +6,9 @@ input size: the shipped detector (finder, corner refiner when it has one, classi
 Runtime and on OpenVINO when installed, the same for the detector of an earlier revision
 (``--baseline REV``: its models/ and the code that reads them, vision/ and referee/, both
 taken from git), and plain Ultralytics PyTorch inference of
-the finder's .pt with the shipped classifier. Prints a table of medians, each row's speed
-over PyTorch at its size, and writes JSON.
+the finder's .pt with the shipped classifier. Each process times its second pass over the
+frames (the first pass's median is its own column). Prints a table of medians, each row's
+speed over PyTorch at its size, and writes JSON.
 
     python bench/detector.py [--baseline c85475e] [--frames 30] [--sizes 416] [--rounds 3]
 """
@@ -78,15 +79,24 @@ def measure(model: str, backend: str, size: str, frames_path: str, threads: int)
 
     frames = np.load(frames_path)
     det = load_detector(model, backend=backend, threads=threads, imgsz=int(size))
-    for f in frames[:3]:
-        det.detect(f)
-    times, cards = [], []
-    for f in frames:
-        t0 = time.perf_counter()
-        cards.append(len(det.detect(f)))
-        times.append((time.perf_counter() - t0) * 1000)
+    det.detect(frames[0])
+
+    def one_pass() -> tuple[list[float], list[int]]:
+        times, cards = [], []
+        for f in frames:
+            t0 = time.perf_counter()
+            cards.append(len(det.detect(f)))
+            times.append((time.perf_counter() - t0) * 1000)
+        return times, cards
+
+    # The first pass meets most of each network's batch sizes (cards per frame, covered cards)
+    # for the first time, and OpenVINO prepares each new input shape once: a camera referee that
+    # runs for an evening sees those costs in its first seconds only. The second pass is timed.
+    first, _ = one_pass()
+    times, cards = one_pass()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"ms_median": round(statistics.median(times), 1), "fps": round(1000 / statistics.median(times), 1),
+            "ms_first_pass": round(statistics.median(first), 1),
             "peak_mb": round(peak_mb), "cards_per_frame": round(float(np.mean(cards)), 1)}
 
 
@@ -122,8 +132,8 @@ def main() -> int:
         runtimes = ["onnx"]
     onnx, pt = Path(args.model), Path(args.model).with_suffix(".pt")
     rows = []
-    print(f"{'variant':<34} {'input':>6} {'ms/frame':>9} {'fps':>6} {'peak MB':>8} {'cards':>6} "
-          f"{'x pytorch':>10}")
+    print(f"{'variant':<34} {'input':>6} {'ms/frame':>9} {'1st pass':>9} {'fps':>6} {'peak MB':>8} "
+          f"{'cards':>6} {'x pytorch':>10}")
     with tempfile.TemporaryDirectory() as tmp:
         frames = render_frames(args.frames, Path(tmp))
         base_onnx = models_at(args.baseline, Path(tmp) / "baseline") if args.baseline else None
@@ -155,8 +165,9 @@ def main() -> int:
             base = next(r["ms_median"] for r in measured if r["backend"] == "ultralytics")
             for r in measured:
                 r["speedup_vs_pytorch"] = round(base / r["ms_median"], 2)
-                print(f"{r['variant']:<34} {r['input']:>6} {r['ms_median']:>9.1f} {r['fps']:>6.1f} "
-                      f"{r['peak_mb']:>8} {r['cards_per_frame']:>6} {r['speedup_vs_pytorch']:>10.2f}")
+                print(f"{r['variant']:<34} {r['input']:>6} {r['ms_median']:>9.1f} {r['ms_first_pass']:>9.1f} "
+                      f"{r['fps']:>6.1f} {r['peak_mb']:>8} {r['cards_per_frame']:>6} "
+                      f"{r['speedup_vs_pytorch']:>10.2f}")
             rows += measured
     from vision.detector import default_runtime
 

@@ -48,11 +48,9 @@ def jitter_box(rng: np.random.Generator, box: np.ndarray, amount: float) -> np.n
 
 
 def to_blob(crops: np.ndarray) -> np.ndarray:
-    """uint8 BGR (n, H, W, 3) to the network's float RGB (n, 3, H, W) in [0, 1]. Written plane
-    by plane into one array: the transposed copy and the division as two passes took a tenth
-    of a frame's time (``bench/detector.py``)."""
-    n, h, w = crops.shape[:3]
-    out = np.empty((n, 3, h, w), np.float32)
-    for c in range(3):
-        np.divide(crops[..., 2 - c], np.float32(255), out=out[:, c], dtype=np.float32)
-    return out
+    """uint8 BGR (n, H, W, 3) to the network's float RGB (n, 3, H, W) in [0, 1]. The bytes are
+    put in the network's order first, then divided in one pass over contiguous memory: the
+    transposed copy and the division as two float passes took a tenth of a frame's time, and
+    dividing plane by plane from the interleaved bytes a twelfth (``bench/detector.py``)."""
+    planar = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2))
+    return np.divide(planar, np.float32(255), dtype=np.float32)

@@ -123,14 +123,17 @@ NMS_IOU = 0.7
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
-    """Indices kept by greedy non-maximum suppression, best first."""
+    """Indices kept by greedy non-maximum suppression, best first. The overlaps of all pairs are
+    computed at once: a frame's few dozen candidates made the overlaps one box at a time cost
+    more than the matrix."""
     order = np.argsort(-scores, kind="stable")
+    if len(order) < 2:
+        return order.astype(np.int64)
+    over = box_iou(boxes, boxes) > iou_threshold
+    suppressed = np.zeros(len(order), bool)
     keep: list[int] = []
-    while order.size:
-        i = order[0]
-        keep.append(int(i))
-        if order.size == 1:
-            break
-        ious = box_iou(boxes[i : i + 1], boxes[order[1:]])[0]
-        order = order[1:][ious <= iou_threshold]
+    for i in order:
+        if not suppressed[i]:
+            keep.append(int(i))
+            suppressed |= over[i]
     return np.array(keep, dtype=np.int64)

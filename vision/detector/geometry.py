@@ -12,6 +12,8 @@ for the classifier. Under the overhead camera a card is a rectangle to within a 
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,13 +139,22 @@ def quad_points(quad: np.ndarray, u, v) -> np.ndarray:
     return top * (1 - v) + bottom * v
 
 
+@functools.cache
+def _corners_of(w: int, h: int) -> np.ndarray:
+    """The corners of a ``w`` x ``h`` crop in OpenCV's pixel-centre coordinates."""
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
+    corners.flags.writeable = False
+    return corners
+
+
 def rectified_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """The card inside ``quad`` (TL, TR, BR, BL) warped to an upright ``size`` (w, h) crop. A
     card much larger than the crop is blurred to the crop's scale first (as INTER_AREA would),
     so that its fine print does not alias."""
     w, h = size
     quad = np.asarray(quad, np.float64)
-    shrink = np.linalg.norm(quad[1] - quad[0]) / w
+    edge = quad[1] - quad[0]
+    shrink = math.sqrt(edge.dot(edge)) / w  # np.linalg.norm's own sum, without its checks
     if shrink > 1.5:
         x0, y0 = np.maximum(np.floor(quad.min(axis=0)).astype(int) - 2, 0)
         x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
@@ -152,8 +163,7 @@ def rectified_crop(image: np.ndarray, quad: np.ndarray, size: tuple[int, int]) -
             quad = quad - [x0, y0]
     # Corners are in continuous coordinates (pixel edges), OpenCV samples at pixel centres: both
     # sides shifted by half a pixel, so that a crop turned by 180 degrees is the card turned so.
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - 0.5
-    m = cv2.getPerspectiveTransform((quad - 0.5).astype(np.float32), dst)
+    m = cv2.getPerspectiveTransform((quad - 0.5).astype(np.float32), _corners_of(w, h))
     return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 

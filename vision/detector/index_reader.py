@@ -118,7 +118,8 @@ class IndexReader:
         rank_p, suit_p = softmax(logits[:, :nr]), softmax(logits[:, nr:])
         return card_probs(rank_p, suit_p), shows_index(rank_p, suit_p)
 
-    def read(self, image: np.ndarray, rects: Rects, boxes: np.ndarray | None = None) -> np.ndarray:
+    def read(self, image: np.ndarray, rects: Rects, boxes: np.ndarray | None = None,
+             again: Rects | None = None, which: np.ndarray | None = None) -> np.ndarray:
         """(n, 54) card probabilities from both printed corners of each card.
 
         With the found ``boxes``, a card mostly covered by others (:func:`covered`) is read at
@@ -127,24 +128,55 @@ class IndexReader:
         part of such a card, and its guess often puts the index patch on the card above. The
         patches are pooled by how surely each shows an index. On the held-out rendered cards
         less than half in view, the fused names went from 0.481 to 0.556 right, the others
-        unchanged (``models/MODEL_CARD.md``)."""
-        quads = rects.quads()
+        unchanged (``models/MODEL_CARD.md``).
+
+        The cards ``which`` (indices into ``rects``) are read a second way too, at ``again``
+        (their corners as a second refiner guessed them), and get the mean of the two readings.
+        All patches go through the reader in one run: a run of its own for the second reading
+        cost a frame 0.5 ms more (``bench/detector.py``)."""
+        boxes = None if boxes is None else np.asarray(boxes, np.float64)
+        looks = [(rects.quads(), boxes)]
+        which = np.zeros(0, np.int64) if again is None or which is None else np.asarray(which, np.int64)
+        if len(which):
+            looks.append((again.quads(), None if boxes is None else boxes[which]))
+        gathered = [self._gather(image, quads, bx) for quads, bx in looks]
+        if not len(gathered[0][0]):
+            return np.zeros((0, len(CLASSES)), np.float32)
+        probs, shown = self._read(np.concatenate([g[0] for g in gathered]))
+        outs, at = [], 0
+        for (patches, owner, n, hidden), _ in zip(gathered, looks, strict=True):
+            m = len(patches)
+            outs.append(self._pool(probs[at:at + m], shown[at:at + m], owner, n, hidden))
+            at += m
+        out = outs[0]
+        if len(which):
+            out[which] = (out[which] + outs[1]) / 2
+        return out
+
+    def _gather(self, image: np.ndarray, quads: np.ndarray,
+                boxes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+        """The patches to read for the cards at ``quads``: both printed corners of each card,
+        then the covered cards' other places (of each placement's two printed corners, the one
+        whose index would lie in the found box: the other is under cards); each extra patch's
+        card (``owner``), the number of cards and the covered ones."""
         patches = self.patches(image, quads)
         n = len(patches)
-        if not n:
-            return np.zeros((0, len(CLASSES)), np.float32)
-        hidden = [] if boxes is None else np.flatnonzero(covered(quads, np.asarray(boxes, np.float64)))
-        # The covered cards' other places, read in the same run: of each placement's two printed
-        # corners, the one whose index would lie in the found box (the other is under cards).
+        hidden = np.zeros(0, np.int64) if boxes is None or not n else np.flatnonzero(covered(quads, boxes))
         owner, more = [], [patches.reshape(2 * n, PATCH_H, PATCH_W, 3)]
         for i in hidden:
             corners = both_corners(placements(quads[i], boxes[i]))
             inside = in_boxes(window_quads(corners).mean(axis=1), boxes[i])
             owner += [i] * int(inside.sum())
             more.append(cut_patches(image, corners[inside]))
-        probs, shown = self._read(np.concatenate(more))
+        return np.concatenate(more), np.array(owner, int), n, hidden
+
+    @staticmethod
+    def _pool(probs: np.ndarray, shown: np.ndarray, owner: np.ndarray, n: int,
+              hidden: np.ndarray) -> np.ndarray:
+        """Each card's probabilities from its patches' readings (``_gather``'s order): the mean
+        of its two printed corners, or for a covered card all its patches weighed by how surely
+        each shows an index."""
         out = probs[: 2 * n].reshape(n, 2, -1).mean(axis=1)
-        owner = np.array(owner, int)
         for i in hidden:
             mine = np.concatenate([[2 * i, 2 * i + 1], 2 * n + np.flatnonzero(owner == i)])
             weight = shown[mine] + 1e-3

@@ -121,7 +121,8 @@ class OpenVinoRunner:
         self.input_shape = [d.get_length() if d.is_static else "dynamic" for d in shape]
 
     def __call__(self, blob: np.ndarray) -> np.ndarray:
-        return self.model(blob)[0]
+        # The array is handed to OpenVINO as it is, not copied: it is not changed until the call returns.
+        return self.model(blob, share_inputs=True)[0]
 
 
 RUNNERS = {"onnx": OrtRunner, "openvino": OpenVinoRunner}  # keyed by vision.detector.RUNTIMES

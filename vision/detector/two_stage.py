@@ -184,10 +184,7 @@ class TwoStageDetector:
                 cards.append(card)
         weights = [1.0] * len(probs)
         if self.index is not None and rects is not None:
-            p = self.index.read(image_bgr, rects, boxes)
-            if wide is not None:
-                p[hidden] = (p[hidden] + self.index.read(image_bgr, wide, np.asarray(boxes)[hidden])) / 2
-            probs.append(p)
+            probs.append(self.index.read(image_bgr, rects, boxes, again=wide, which=hidden))
             weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
