@@ -209,3 +209,41 @@ def test_a_card_mostly_under_others_is_read_where_its_visible_corner_lies():
     # 64 against 43 of 118 hidden cards, 168 against 161 of 209 others, when it was written
     assert right[(True, True)] >= right[(True, False)] + 0.08 * count[True], right
     assert right[(False, True)] >= right[(False, False)], right
+
+
+def test_a_second_guess_at_covered_cards_is_read_in_the_same_run_and_averaged():
+    """The detector's wide refiner guesses a covered card's corners a second way; the reader
+    reads those cards at both guesses in one run of the network. Each such card gets the mean
+    of its two readings, as if read apart, and the other cards their one reading."""
+    from vision.detector.geometry import CornerRefiner
+    from vision.detector.index_reader import covered
+    from vision.layout import load_layout
+    from vision.synth.render import render_sample
+
+    art = Art(load_recipe("holdout"))
+    layout = load_layout("royal_family")
+    refiner = CornerRefiner(shipped_model("_geo.onnx"))
+    wide = CornerRefiner(shipped_model("_geo_wide.onnx"))
+    reader = IndexReader(READER)
+    twice = changed = 0
+    for i in range(6):
+        s = render_sample(art, layout, 781, i, imgsz=960)
+        image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        boxes = np.array([lb.box for lb in s.labels if lb.labelled], np.float32)
+        if not len(boxes):
+            continue
+        rects = refiner.rects(image, boxes)
+        which = np.flatnonzero(covered(rects.quads(), boxes.astype(np.float64)))
+        if not len(which):
+            continue
+        again = wide.rects(image, boxes[which])
+        both = reader.read(image, rects, boxes, again=again, which=which)
+        once = reader.read(image, rects, boxes)
+        apart = once.copy()
+        apart[which] = (once[which] + reader.read(image, again, boxes[which])) / 2
+        np.testing.assert_allclose(both, apart, atol=1e-6)
+        others = np.setdiff1d(np.arange(len(boxes)), which)
+        np.testing.assert_allclose(both[others], once[others], atol=1e-6)
+        twice += len(which)
+        changed += int((np.abs(both[which] - once[which]).max(axis=1) > 1e-3).sum())
+    assert twice >= 10 and changed >= twice // 2, (twice, changed)
