@@ -47,6 +47,10 @@ class Rects:
         c = self.center
         return np.stack([c - hl - hs, c - hl + hs, c + hl + hs, c + hl - hs], axis=1)
 
+    def take(self, which: np.ndarray) -> Rects:
+        """The rectangles of the cards ``which`` (indices or a mask)."""
+        return Rects(self.center[which], self.long[which], self.short[which], self.axis[which])
+
     def tilt(self) -> np.ndarray:
         """Degrees (0-45) from the nearest upright or sideways pose."""
         a = np.degrees(np.arctan2(self.axis[:, 0], self.axis[:, 1])) % 90

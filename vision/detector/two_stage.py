@@ -14,8 +14,9 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
+from vision.detector.dark_faces import around, inverted_lightness, to_read_again
 from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face, softmax
-from vision.detector.geometry import CornerRefiner, Rects, rectified_crops
+from vision.detector.geometry import RECT_MARGIN, CornerRefiner, Rects, rectified_crops
 from vision.detector.index_reader import IndexReader, covered, index_for
 from vision.detector.model_files import open_onnx
 
@@ -165,6 +166,7 @@ class TwoStageDetector:
             if index and reader.exists():
                 self.index = IndexReader(reader, threads=threads, runtime=runtime)
         self.conf = conf
+        self.read_dark = True  # dark-faced cards read again with their lightness turned over
 
     def read_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray):
         """For ``boxes``: the card probabilities (the views fused), the probability of a card at
@@ -172,20 +174,8 @@ class TwoStageDetector:
         (None without a refiner)."""
         rects = self.refiner.rects(image_bgr, boxes) if self.refiner is not None else None
         hidden, wide = self.second_guess(image_bgr, boxes, rects)
-        probs, cards = [], []
-        for view in self.views:
-            if view.crop == "rectified":
-                again = rectified_crops(image_bgr, wide, view.size) if wide is not None else None
-                p, card = read_twice(view, rectified_crops(image_bgr, rects, view.size), again, hidden)
-            else:
-                p, card = view.read(crops_batch(image_bgr, boxes))
-            probs.append(p)
-            if view.judges_cards:
-                cards.append(card)
+        probs, cards, straightened = self.read_views(image_bgr, boxes, rects, hidden, wide)
         weights = [1.0] * len(probs)
-        if self.index is not None and rects is not None:
-            probs.append(self.index.read(image_bgr, rects, boxes, again=wide, which=hidden))
-            weights.append(INDEX_WEIGHT)
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
         names = fuse(probs, weights)
@@ -196,7 +186,44 @@ class TwoStageDetector:
             # whether the card is face down.
             grey = [GREY_BOX_WEIGHT if i in box_views else w for i, w in enumerate(weights)]
             names = faces_from(names, fuse(probs, grey))
+        if straightened is not None and self.read_dark:
+            dark = to_read_again(straightened, names[:, BACK_ID], card)
+            if len(dark):
+                names[dark] = self.read_inverted(image_bgr, np.asarray(boxes)[dark], rects.take(dark),
+                                                 names[dark], [p[dark] for p in probs], box_views)
         return names, card.astype(np.float32), corners
+
+    def read_views(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects | None,
+                   hidden: np.ndarray, wide: Rects | None):
+        """Each view's card probabilities of ``boxes`` (the index reader's last), the card-at-all
+        probabilities of the views that judge them, and the straightened crops (None without a
+        straightened view)."""
+        probs, cards, straightened = [], [], None
+        for view in self.views:
+            if view.crop == "rectified":
+                again = rectified_crops(image_bgr, wide, view.size) if wide is not None else None
+                straightened = rectified_crops(image_bgr, rects, view.size)
+                p, card = read_twice(view, straightened, again, hidden)
+            else:
+                p, card = view.read(crops_batch(image_bgr, boxes))
+            probs.append(p)
+            if view.judges_cards:
+                cards.append(card)
+        if self.index is not None and rects is not None:
+            probs.append(self.index.read(image_bgr, rects, boxes, again=wide, which=hidden))
+        return probs, cards, straightened
+
+    def read_inverted(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects, names: np.ndarray,
+                      probs: list[np.ndarray], box_views: list[int]) -> np.ndarray:
+        """The names of dark-faced cards (``vision.detector.dark_faces``): every view read again
+        on the frame with its lightness turned over there, fused with the first reading's views
+        but the box view's (which names 4 % of dark faces right); the back keeps its probability
+        from ``names``, as the grey rule does."""
+        inverted = inverted_lightness(image_bgr, around(boxes, rects.quads(RECT_MARGIN)))
+        none = np.zeros(0, np.int64)
+        again, _, _ = self.read_views(inverted, boxes, rects, none, None)
+        first = [p for i, p in enumerate(probs) if i not in box_views]
+        return faces_from(names, fuse(first + again))
 
     def second_guess(self, image_bgr: np.ndarray, boxes: np.ndarray,
                      rects: Rects | None) -> tuple[np.ndarray, Rects | None]:
