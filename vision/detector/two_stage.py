@@ -14,8 +14,8 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
-from vision.detector.dark_faces import around, inverted_lightness, to_read_again
-from vision.detector.detections import BACK_ID, SURE_BACK, Detections, likeliest_face, softmax
+from vision.detector.dark_faces import SURELY_FOUND, around, inverted_lightness, to_read_again
+from vision.detector.detections import BACK_ID, NMS_IOU, SURE_BACK, Detections, likeliest_face, nms, softmax
 from vision.detector.geometry import RECT_MARGIN, CornerRefiner, Rects, rectified_crops
 from vision.detector.index_reader import IndexReader, covered, index_for
 from vision.detector.model_files import open_onnx
@@ -172,6 +172,12 @@ class TwoStageDetector:
         """For ``boxes``: the card probabilities (the views fused), the probability of a card at
         all (the mean over the views that have a not-a-card output) and each card's corners
         (None without a refiner)."""
+        return self.read(image_bgr, boxes)[:3]
+
+    def read(self, image_bgr: np.ndarray, boxes: np.ndarray, found: np.ndarray | None = None):
+        """:meth:`read_boxes`, and whether the frame shows a dark deck (its dark faces were read
+        again, ``vision.detector.dark_faces``); ``found``: the finder's confidence in each box,
+        by which a box counts among the frame's faces only from ``SURELY_FOUND`` on."""
         rects = self.refiner.rects(image_bgr, boxes) if self.refiner is not None else None
         hidden, wide = self.second_guess(image_bgr, boxes, rects)
         probs, cards, straightened = self.read_views(image_bgr, boxes, rects, hidden, wide)
@@ -186,12 +192,14 @@ class TwoStageDetector:
             # whether the card is face down.
             grey = [GREY_BOX_WEIGHT if i in box_views else w for i, w in enumerate(weights)]
             names = faces_from(names, fuse(probs, grey))
+        dark = np.zeros(0, np.int64)
         if straightened is not None and self.read_dark:
-            dark = to_read_again(straightened, names[:, BACK_ID], card)
+            surely = card if found is None else np.where(found >= SURELY_FOUND, card, 0)
+            dark = to_read_again(straightened, names[:, BACK_ID], surely)
             if len(dark):
                 names[dark] = self.read_inverted(image_bgr, np.asarray(boxes)[dark], rects.take(dark),
                                                  names[dark], [p[dark] for p in probs], box_views)
-        return names, card.astype(np.float32), corners
+        return names, card.astype(np.float32), corners, bool(len(dark))
 
     def read_views(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects | None,
                    hidden: np.ndarray, wide: Rects | None):
@@ -242,11 +250,26 @@ class TwoStageDetector:
             return none, None
         return hidden, self.wide.rects(image_bgr, np.asarray(boxes)[hidden])
 
+    def found_turned_over(self, image_bgr: np.ndarray, found: Detections) -> Detections:
+        """``found`` and the finder's boxes on the whole frame with its lightness turned over,
+        overlapping pairs suppressed: the finder learned light decks, and finds more of a dark
+        deck's cards so (on the restyled held-out set, the dark decks' cards found AP50 0.78 ->
+        0.89, ``models/MODEL_CARD.md``)."""
+        h, w = image_bgr.shape[:2]
+        more = self.finder.detect(inverted_lightness(image_bgr, np.array([[0, 0, w, h]], np.float64)))
+        xyxy = np.concatenate([found.xyxy, more.xyxy])
+        confidence = np.concatenate([found.confidence, more.confidence])
+        keep = nms(xyxy, confidence, getattr(self.finder, "iou", NMS_IOU))
+        return Detections(xyxy[keep], confidence[keep], np.zeros(len(keep), np.int64))
+
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
         if not len(found):
             return found
-        probs, card, corners = self.read_boxes(image_bgr, found.xyxy)
+        probs, card, corners, dark = self.read(image_bgr, found.xyxy, found.confidence)
+        if dark:
+            found = self.found_turned_over(image_bgr, found)
+            probs, card, corners, _ = self.read(image_bgr, found.xyxy, found.confidence)
         class_id = name_ids(probs)
         # How sure a card is there at all, whatever its name: the camera referee counts a box
         # as a card from this. The mat's empty zone outlines and its markers are card-shaped
