@@ -7,7 +7,7 @@ kept) its paper is light, its ink dark and its red pips still red, and the netwo
 decks they know. When a frame shows a dark deck, the finder looks again at the whole frame
 turned over, and every dark face is named again turned over (``TwoStageDetector.detect``): on
 the restyled held-out set the dark decks' cards rose from mAP50 0.382 to 0.57, with the
-rendered and real light decks unchanged (``models/MODEL_CARD.md``).
+rendered and real light decks all but unchanged (``models/MODEL_CARD.md``).
 
 A straightened crop shows a dark face when its median pixel lies in the darkest quarter of the
 range between its 5th and 95th percentiles: a light card's paper fills most of the card (0.73
@@ -21,6 +21,7 @@ set, and reading them cost a plain table 8 % more time a frame.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.detector.detections import SURE_BACK
@@ -41,7 +42,7 @@ DARK_SHARE = 0.3
 # The finder's confidence from which a box counts among the frame's faces: its unsure boxes on
 # the things around a close-up of one card are many and often dark, and it finds a dark deck's
 # cards less surely than a light one's (counting every box, the dev photos by card fell from
-# 0.971 to 0.970; from 0.25 on, the restyled held-out set scored 0.642 against 0.651).
+# 0.9708 to 0.9699 (0.9704 so); from 0.25 on, the restyled held-out set scored 0.642 against 0.651).
 SURELY_FOUND = 0.1
 LUMA = np.array([0.114, 0.587, 0.299], np.float32)  # BGR weights of a pixel's grey level
 
@@ -57,14 +58,16 @@ def dark_faces(crops: np.ndarray) -> np.ndarray:
     return (p50 - p5) / (p95 - p5 + 1) < DARK_FACE
 
 
-def to_read_again(crops: np.ndarray, back: np.ndarray, card: np.ndarray) -> np.ndarray:
+def to_read_again(crops: np.ndarray, back: np.ndarray, card: np.ndarray,
+                  dark_deck: bool | None = None) -> np.ndarray:
     """Indices of the cards of a frame to read again with their lightness turned over: its
     dark faces (``crops`` straightened) that are not surely backs (``back``: P(BACK)), when
-    there are at least ``DARK_SHARE`` of the faces surely there (``card``: P(a card at all))."""
+    there are at least ``DARK_SHARE`` of the faces surely there (``card``: P(a card at all)),
+    or whatever their share when the frame is known to show a dark deck (``dark_deck``)."""
     dark = dark_faces(crops)
     face = back < SURE_BACK
     sure = face & (card >= 0.5)
-    if not sure.any() or (dark & sure).sum() < DARK_SHARE * sure.sum():
+    if not dark_deck and (not sure.any() or (dark & sure).sum() < DARK_SHARE * sure.sum()):
         return np.zeros(0, np.int64)
     return np.flatnonzero(dark & face)
 
@@ -90,7 +93,7 @@ def inverted_lightness(image: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     hi = np.minimum(np.ceil(b[:, 2:] + grow) + 1, [w, h]).astype(int)
     for (x0, y0), (x1, y1) in zip(lo, hi, strict=True):
         if x1 > x0 and y1 > y0:
-            part = image[y0:y1, x0:x1].astype(np.float32)
-            shift = 255 - 2 * (part @ LUMA)
-            out[y0:y1, x0:x1] = np.clip(part + shift[..., None] + 0.5, 0, 255).astype(np.uint8)
+            part = image[y0:y1, x0:x1]
+            shift = 255 - 2 * cv2.cvtColor(part, cv2.COLOR_BGR2GRAY).astype(np.int16)
+            out[y0:y1, x0:x1] = np.clip(part + shift[..., None], 0, 255).astype(np.uint8)
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from referee.cards import CLASSES
@@ -174,10 +175,12 @@ class TwoStageDetector:
         (None without a refiner)."""
         return self.read(image_bgr, boxes)[:3]
 
-    def read(self, image_bgr: np.ndarray, boxes: np.ndarray, found: np.ndarray | None = None):
+    def read(self, image_bgr: np.ndarray, boxes: np.ndarray, found: np.ndarray | None = None,
+             dark_deck: bool | None = None):
         """:meth:`read_boxes`, and whether the frame shows a dark deck (its dark faces were read
         again, ``vision.detector.dark_faces``); ``found``: the finder's confidence in each box,
-        by which a box counts among the frame's faces only from ``SURELY_FOUND`` on."""
+        by which a box counts among the frame's faces only from ``SURELY_FOUND`` on;
+        ``dark_deck``: the frame is known to show one, whatever the share of these boxes."""
         rects = self.refiner.rects(image_bgr, boxes) if self.refiner is not None else None
         hidden, wide = self.second_guess(image_bgr, boxes, rects)
         probs, cards, straightened = self.read_views(image_bgr, boxes, rects, hidden, wide)
@@ -195,7 +198,7 @@ class TwoStageDetector:
         dark = np.zeros(0, np.int64)
         if straightened is not None and self.read_dark:
             surely = card if found is None else np.where(found >= SURELY_FOUND, card, 0)
-            dark = to_read_again(straightened, names[:, BACK_ID], surely)
+            dark = to_read_again(straightened, names[:, BACK_ID], surely, dark_deck)
             if len(dark):
                 names[dark] = self.read_inverted(image_bgr, np.asarray(boxes)[dark], rects.take(dark),
                                                  names[dark], [p[dark] for p in probs], box_views)
@@ -250,17 +253,25 @@ class TwoStageDetector:
             return none, None
         return hidden, self.wide.rects(image_bgr, np.asarray(boxes)[hidden])
 
-    def found_turned_over(self, image_bgr: np.ndarray, found: Detections) -> Detections:
+    def found_turned_over(self, image_bgr: np.ndarray, found: Detections) -> tuple[Detections, np.ndarray]:
         """``found`` and the finder's boxes on the whole frame with its lightness turned over,
-        overlapping pairs suppressed: the finder learned light decks, and finds more of a dark
-        deck's cards so (on the restyled held-out set, the dark decks' cards found AP50 0.78 ->
-        0.89, ``models/MODEL_CARD.md``)."""
+        overlapping pairs suppressed, and each kept box's index in ``found`` (-1 for a new one):
+        the finder learned light decks, and finds more of a dark deck's cards so (on the
+        restyled held-out set, the dark decks' cards found AP50 0.78 -> 0.89,
+        ``models/MODEL_CARD.md``)."""
+        # Turned over at the finder's own input size: the whole frame at full size took 10 ms.
         h, w = image_bgr.shape[:2]
-        more = self.finder.detect(inverted_lightness(image_bgr, np.array([[0, 0, w, h]], np.float64)))
-        xyxy = np.concatenate([found.xyxy, more.xyxy])
+        side = getattr(self.finder, "imgsz", None)
+        scale = min(1.0, side / max(h, w)) if isinstance(side, int) else 1.0
+        small = (cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR)
+                 if scale < 1 else image_bgr)
+        sh, sw = small.shape[:2]
+        more = self.finder.detect(inverted_lightness(small, np.array([[0, 0, sw, sh]], np.float64)))
+        xyxy = np.concatenate([found.xyxy, (more.xyxy / scale).astype(found.xyxy.dtype)])
         confidence = np.concatenate([found.confidence, more.confidence])
         keep = nms(xyxy, confidence, getattr(self.finder, "iou", NMS_IOU))
-        return Detections(xyxy[keep], confidence[keep], np.zeros(len(keep), np.int64))
+        origin = np.where(keep < len(found), keep, -1)
+        return Detections(xyxy[keep], confidence[keep], np.zeros(len(keep), np.int64)), origin
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
@@ -268,8 +279,16 @@ class TwoStageDetector:
             return found
         probs, card, corners, dark = self.read(image_bgr, found.xyxy, found.confidence)
         if dark:
-            found = self.found_turned_over(image_bgr, found)
-            probs, card, corners, _ = self.read(image_bgr, found.xyxy, found.confidence)
+            # The boxes of the first pass keep their reading; the new ones are read as cards of
+            # the dark deck the frame shows.
+            found, origin = self.found_turned_over(image_bgr, found)
+            old, new = np.flatnonzero(origin >= 0), np.flatnonzero(origin < 0)
+            read = [probs[origin[old]], card[origin[old]], corners[origin[old]]]
+            if len(new):
+                more = self.read(image_bgr, found.xyxy[new], found.confidence[new], dark_deck=True)
+                order = np.argsort(np.concatenate([old, new]), kind="stable")
+                read = [np.concatenate([a, b])[order] for a, b in zip(read, more[:3], strict=True)]
+            probs, card, corners = read
         class_id = name_ids(probs)
         # How sure a card is there at all, whatever its name: the camera referee counts a box
         # as a card from this. The mat's empty zone outlines and its markers are card-shaped
