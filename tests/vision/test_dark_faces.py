@@ -128,10 +128,10 @@ def test_a_dark_deck_is_found_again_on_the_frame_turned_over(styled, detector):
     assert found[(False, True)] >= found[(False, False)] - 0.01 * count[False], (found, count)
 
 
-def test_an_empty_frame_looked_at_again_shows_no_card(detector):
+def test_an_empty_frame_is_looked_at_again_and_still_shows_no_card(detector):
     """A frame where no card is surely found is looked at again turned over: an empty grey table
-    and a black one (white, turned over) give no box, with every array of the detections in
-    its shape."""
+    and a black one (what a dark deck's table turned over would look like) give no box, and
+    the detections keep their shapes."""
     for level in (60, 0):
         det = detector.detect(np.full((720, 1280, 3), level, np.uint8))
         assert len(det.xyxy) == 0 and det.class_probs.shape == (0, len(CLASSES))
