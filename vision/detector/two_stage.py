@@ -275,18 +275,17 @@ class TwoStageDetector:
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
+        if not len(found):
+            return found
         probs, card, corners, dark = self.read(image_bgr, found.xyxy, found.confidence)
-        # A frame where no card is surely found may show a dark deck the finder cannot see.
-        blind = self.read_dark and self.refiner is not None and not (
-            (card >= 0.5) & (found.confidence >= SURELY_FOUND)).any()
-        if dark or blind:
+        if dark:
             # The boxes of the first pass keep their reading; the new ones are read as cards of
-            # the dark deck the frame shows, or, in a frame where none was found, as any.
+            # the dark deck the frame shows.
             found, origin = self.found_turned_over(image_bgr, found)
             old, new = np.flatnonzero(origin >= 0), np.flatnonzero(origin < 0)
             read = [probs[origin[old]], card[origin[old]], corners[origin[old]]]
             if len(new):
-                more = self.read(image_bgr, found.xyxy[new], found.confidence[new], dark_deck=dark or None)
+                more = self.read(image_bgr, found.xyxy[new], found.confidence[new], dark_deck=True)
                 order = np.argsort(np.concatenate([old, new]), kind="stable")
                 read = [np.concatenate([a, b])[order] for a, b in zip(read, more[:3], strict=True)]
             probs, card, corners = read
