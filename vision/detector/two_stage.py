@@ -184,7 +184,8 @@ class TwoStageDetector:
         rects = self.refiner.rects(image_bgr, boxes) if self.refiner is not None else None
         hidden, wide = self.second_guess(image_bgr, boxes, rects)
         probs, cards, straightened = self.read_views(image_bgr, boxes, rects, hidden, wide)
-        weights = [1.0] * len(probs)
+        # Each view's say: the index reader's, when it read, is INDEX_WEIGHT (it comes last).
+        weights = [1.0] * len(self.views) + [INDEX_WEIGHT] * (len(probs) - len(self.views))
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
         names = fuse(probs, weights)
@@ -201,7 +202,7 @@ class TwoStageDetector:
             dark = to_read_again(straightened, names[:, BACK_ID], surely, dark_deck)
             if len(dark):
                 names[dark] = self.read_inverted(image_bgr, np.asarray(boxes)[dark], rects.take(dark),
-                                                 names[dark], [p[dark] for p in probs], box_views)
+                                                 names[dark], [p[dark] for p in probs], weights, box_views)
         return names, card.astype(np.float32), corners, bool(len(dark))
 
     def read_views(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects | None,
@@ -225,16 +226,17 @@ class TwoStageDetector:
         return probs, cards, straightened
 
     def read_inverted(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects, names: np.ndarray,
-                      probs: list[np.ndarray], box_views: list[int]) -> np.ndarray:
+                      probs: list[np.ndarray], weights: list[float], box_views: list[int]) -> np.ndarray:
         """The names of dark-faced cards (``vision.detector.dark_faces``): every view read again
         on the frame with its lightness turned over there, fused with the first reading's views
         but the box view's (which names 4 % of dark faces right); the back keeps its probability
-        from ``names``, as the grey rule does."""
+        from ``names``, as the grey rule does. Each view keeps its say (``weights``) in both readings."""
         inverted = inverted_lightness(image_bgr, around(boxes, rects.quads(RECT_MARGIN)))
         none = np.zeros(0, np.int64)
         again, _, _ = self.read_views(inverted, boxes, rects, none, None)
-        first = [p for i, p in enumerate(probs) if i not in box_views]
-        return faces_from(names, fuse(first + again))
+        first = [i for i in range(len(probs)) if i not in box_views]
+        fused = fuse([probs[i] for i in first] + again, [weights[i] for i in first] + weights)
+        return faces_from(names, fused)
 
     def second_guess(self, image_bgr: np.ndarray, boxes: np.ndarray,
                      rects: Rects | None) -> tuple[np.ndarray, Rects | None]:
