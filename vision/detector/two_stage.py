@@ -23,6 +23,10 @@ from vision.detector.model_files import open_onnx
 
 # The index reader's say against each whole-card view's (1.0) in the fused names.
 INDEX_WEIGHT = 1.0
+# Its say on a card partly under others (``index_reader.covered``): the whole-card views then
+# see mostly the cards above it, the index reader the corner that shows (``models/MODEL_CARD.md``,
+# *More say to the index on a covered card*).
+COVERED_INDEX_WEIGHT = 2.0
 # A frame with no colour (a grey camera or photo): mean |B-G| + |G-R| under this many grey
 # levels (rendered grey cameras 0-2.4, colour tables 7.7 and up, the dev photos 9.5 and up).
 GREY_CHROMA = 4.0
@@ -90,13 +94,16 @@ def name_ids(probs: np.ndarray) -> np.ndarray:
     return np.where(hesitant, likeliest_face(probs), class_id)
 
 
-def fuse(probs: list[np.ndarray], weights: list[float] | None = None) -> np.ndarray:
+def fuse(probs: list[np.ndarray], weights: list[float] | np.ndarray | None = None) -> np.ndarray:
     """The views' card probabilities together: their weighted geometric mean, normalised. A
-    name every view finds likely wins over one that only one of them is sure of."""
+    name every view finds likely wins over one that only one of them is sure of. ``weights``:
+    each view's say, one for every card (k,) or for each card its own (n, k)."""
     if len(probs) == 1:
         return probs[0]
     w = np.asarray(weights if weights is not None else [1.0] * len(probs), np.float64)
-    logp = sum(wi * np.log(np.clip(p, 1e-6, 1.0)) for wi, p in zip(w / w.sum(), probs, strict=True))
+    w = np.broadcast_to(w, (len(probs[0]), len(probs)))
+    w = w / w.sum(axis=1, keepdims=True)
+    logp = sum(w[:, i, None] * np.log(np.clip(p, 1e-6, 1.0)) for i, p in enumerate(probs))
     e = np.exp(logp - logp.max(axis=1, keepdims=True))
     return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
 
@@ -185,24 +192,37 @@ class TwoStageDetector:
         hidden, wide = self.second_guess(image_bgr, boxes, rects)
         probs, cards, straightened = self.read_views(image_bgr, boxes, rects, hidden, wide)
         # Each view's say: the index reader's, when it read, is INDEX_WEIGHT (it comes last).
-        weights = [1.0] * len(self.views) + [INDEX_WEIGHT] * (len(probs) - len(self.views))
+        weights = np.ones((len(boxes), len(probs)))
+        index_read = len(probs) > len(self.views)
+        if index_read:
+            weights[:, -1] = INDEX_WEIGHT
         card = np.mean(cards, axis=0) if cards else np.ones(len(boxes), np.float32)
         corners = None if rects is None else rects.quads().astype(np.float32)
         names = fuse(probs, weights)
+        # The faces are shared out by other says where the views differ in what they can
+        # see, the back's probability kept from ``names``.
+        covered_w = weights.copy()
+        if index_read:
+            # A card partly under others: the whole-card views see mostly the cards above it,
+            # the index reader the corner that shows.
+            covered_w[hidden, -1] = COVERED_INDEX_WEIGHT
+        faces_w = covered_w.copy()
         box_views = [i for i, v in enumerate(self.views) if v.crop != "rectified"]
         if box_views and len(probs) > len(box_views) and is_grey(image_bgr):
             # Without colour the box view, which never learned to name cards without it, reads
             # faces worse than the straightened view and the index reader; it keeps its say on
             # whether the card is face down.
-            grey = [GREY_BOX_WEIGHT if i in box_views else w for i, w in enumerate(weights)]
-            names = faces_from(names, fuse(probs, grey))
+            faces_w[:, box_views] = GREY_BOX_WEIGHT
+        if (faces_w != weights).any():
+            names = faces_from(names, fuse(probs, faces_w))
         dark = np.zeros(0, np.int64)
         if straightened is not None and self.read_dark:
             surely = card if found is None else np.where(found >= SURELY_FOUND, card, 0)
             dark = to_read_again(straightened, names[:, BACK_ID], surely, dark_deck)
             if len(dark):
                 names[dark] = self.read_inverted(image_bgr, np.asarray(boxes)[dark], rects.take(dark),
-                                                 names[dark], [p[dark] for p in probs], weights, box_views)
+                                                 names[dark], [p[dark] for p in probs], covered_w[dark],
+                                                 box_views)
         return names, card.astype(np.float32), corners, bool(len(dark))
 
     def read_views(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects | None,
@@ -226,7 +246,7 @@ class TwoStageDetector:
         return probs, cards, straightened
 
     def read_inverted(self, image_bgr: np.ndarray, boxes: np.ndarray, rects: Rects, names: np.ndarray,
-                      probs: list[np.ndarray], weights: list[float], box_views: list[int]) -> np.ndarray:
+                      probs: list[np.ndarray], weights: np.ndarray, box_views: list[int]) -> np.ndarray:
         """The names of dark-faced cards (``vision.detector.dark_faces``): every view read again
         on the frame with its lightness turned over there, fused with the first reading's views
         but the box view's (which names 4 % of dark faces right); the back keeps its probability
@@ -235,7 +255,7 @@ class TwoStageDetector:
         none = np.zeros(0, np.int64)
         again, _, _ = self.read_views(inverted, boxes, rects, none, None)
         first = [i for i in range(len(probs)) if i not in box_views]
-        fused = fuse([probs[i] for i in first] + again, [weights[i] for i in first] + weights)
+        fused = fuse([probs[i] for i in first] + again, np.concatenate([weights[:, first], weights], axis=1))
         return faces_from(names, fused)
 
     def second_guess(self, image_bgr: np.ndarray, boxes: np.ndarray,
