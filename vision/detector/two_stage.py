@@ -15,7 +15,7 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
-from vision.detector.dark_faces import SURELY_FOUND, around, inverted_lightness, to_read_again
+from vision.detector.dark_faces import BLIND_FOUND, SURELY_FOUND, around, inverted_lightness, to_read_again
 from vision.detector.detections import BACK_ID, NMS_IOU, SURE_BACK, Detections, likeliest_face, nms, softmax
 from vision.detector.geometry import RECT_MARGIN, CornerRefiner, Rects, rectified_crops
 from vision.detector.index_reader import IndexReader, covered, index_for
@@ -297,17 +297,18 @@ class TwoStageDetector:
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
         found = self.finder.detect(image_bgr)
-        if not len(found):
-            return found
         probs, card, corners, dark = self.read(image_bgr, found.xyxy, found.confidence)
-        if dark:
+        # A frame where no card is surely found may show a dark deck the finder cannot see.
+        blind = self.read_dark and self.refiner is not None and not (
+            (card >= 0.5) & (found.confidence >= BLIND_FOUND)).any()
+        if dark or blind:
             # The boxes of the first pass keep their reading; the new ones are read as cards of
-            # the dark deck the frame shows.
+            # the dark deck the frame shows, or, in a frame where none was surely found, as any.
             found, origin = self.found_turned_over(image_bgr, found)
             old, new = np.flatnonzero(origin >= 0), np.flatnonzero(origin < 0)
             read = [probs[origin[old]], card[origin[old]], corners[origin[old]]]
             if len(new):
-                more = self.read(image_bgr, found.xyxy[new], found.confidence[new], dark_deck=True)
+                more = self.read(image_bgr, found.xyxy[new], found.confidence[new], dark_deck=dark or None)
                 order = np.argsort(np.concatenate([old, new]), kind="stable")
                 read = [np.concatenate([a, b])[order] for a, b in zip(read, more[:3], strict=True)]
             probs, card, corners = read
