@@ -129,6 +129,23 @@ def test_rf10_surprised():
     assert Card("2", "C") in ref.state.zones["discard_pile"]
 
 
+def test_rf10_surprised_with_residents_asks_only_when_there_is_a_choice():
+    g = game()
+    st = table(g, "black", castle_spades="AS", castle_hearts="AH", residents_spades="QS")
+    ref = referee_on(g, st)
+    out = feed(ref, "2C draw_pile -> staging")
+    assert not [t for k, t in out if k == "ASK"], out
+    assert "must remove QS, their only resident" in texts(out)
+    out = feed(ref, "QS residents_spades -> discard_pile")
+    assert "loses QS" in texts(out)
+    assert {Card("Q", "S"), Card("2", "C")} <= set(ref.state.zones["discard_pile"])
+    st = table(g, "black", castle_spades="AS", castle_hearts="AH", residents_spades="QS JS")
+    ref = referee_on(g, st)
+    out = feed(ref, "2C draw_pile -> staging")
+    asked = [t for k, t in out if k == "ASK"]
+    assert len(asked) == 1 and "must remove one resident" in asked[0], out
+
+
 def test_rf11_alliance_castle():
     g = game()
     st = table(g, "black", castle_spades="AS", castle_hearts="AH", flop_1="AC")

@@ -352,9 +352,13 @@ class Rules:
         if m.card.rank == "2":
             st.phase = "surprise"
             own = self.residents(st, m.player)
-            if own:
+            if len(own) > 1:
                 question = f"Surprised! {who(m.player)} must remove one resident: which?"
                 notes.append(ask(question, [str(c) for c in own], event="Surprised"))
+            elif own:  # nothing to ask: the only resident goes
+                notes.append(state_change(
+                    f"Surprised! {who(m.player)} must remove {own[0]}, their only resident: put it and "
+                    "the 2 face-down on the discard pile", event="Surprised"))
             else:
                 castles = [s for s in SUITS_OF[m.player] if st.castle_status[s] == "active"]
                 if len(castles) > 1:
