@@ -49,7 +49,7 @@ SURELY_FOUND = 0.1
 # floor is the detector's own default cut and not ``SURELY_FOUND``, so that the same frames are
 # looked at again whether the boxes are cut at 0.25 (the camera referee, ``cardref detect``) or
 # kept from 0.01 (the label files for scoring); with 0.1 the cut detector found more cards than
-# the files (``models/MODEL_CARD.md``, *A frame that shows no card looked at again*).
+# the files (``models/MODEL_CARD.md``, *... a frame with no card looked at again*).
 BLIND_FOUND = 0.25
 LUMA = np.array([0.114, 0.587, 0.299], np.float32)  # BGR weights of a pixel's grey level
 
