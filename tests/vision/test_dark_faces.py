@@ -132,13 +132,13 @@ def test_a_frame_where_no_card_is_surely_found_is_looked_at_again(detector):
     """Restyled tables where the finder's first look finds no card surely (none from
     ``BLIND_FOUND`` with a card at all 0.5 or more: mostly dark decks): looked at again turned
     over, more of their cards are found; an empty grey table and a black one still show none."""
-    from vision.detector.dark_faces import BLIND_FOUND
+    from vision.detector.dark_faces import none_surely_found
 
     blind = []
     for image, labelled in tables("holdout_styles", 96):
         found = detector.finder.detect(image)
         _, card, _, _ = detector.read(image, found.xyxy, found.confidence)
-        if not ((card >= 0.5) & (found.confidence >= BLIND_FOUND)).any():
+        if none_surely_found(found.confidence, card):
             blind.append((image, labelled))
     hits = {}
     for again in (True, False):

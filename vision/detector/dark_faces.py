@@ -65,6 +65,12 @@ def dark_faces(crops: np.ndarray) -> np.ndarray:
     return (p50 - p5) / (p95 - p5 + 1) < DARK_FACE
 
 
+def none_surely_found(found: np.ndarray, card: np.ndarray) -> bool:
+    """Whether a frame shows no card surely: no box from finder confidence ``BLIND_FOUND`` on
+    (``found``) with a card at all 0.5 or more (``card``)."""
+    return not ((card >= 0.5) & (found >= BLIND_FOUND)).any()
+
+
 def to_read_again(crops: np.ndarray, back: np.ndarray, card: np.ndarray,
                   dark_deck: bool | None = None) -> np.ndarray:
     """Indices of the cards of a frame to read again with their lightness turned over: its

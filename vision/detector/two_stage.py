@@ -15,7 +15,13 @@ import numpy as np
 from referee.cards import CLASSES
 from referee.errors import CardrefError
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
-from vision.detector.dark_faces import BLIND_FOUND, SURELY_FOUND, around, inverted_lightness, to_read_again
+from vision.detector.dark_faces import (
+    SURELY_FOUND,
+    around,
+    inverted_lightness,
+    none_surely_found,
+    to_read_again,
+)
 from vision.detector.detections import BACK_ID, NMS_IOU, SURE_BACK, Detections, likeliest_face, nms, softmax
 from vision.detector.geometry import RECT_MARGIN, CornerRefiner, Rects, rectified_crops
 from vision.detector.index_reader import IndexReader, covered, index_for
@@ -299,8 +305,7 @@ class TwoStageDetector:
         found = self.finder.detect(image_bgr)
         probs, card, corners, dark = self.read(image_bgr, found.xyxy, found.confidence)
         # A frame where no card is surely found may show a dark deck the finder cannot see.
-        blind = self.read_dark and self.refiner is not None and not (
-            (card >= 0.5) & (found.confidence >= BLIND_FOUND)).any()
+        blind = self.read_dark and self.refiner is not None and none_surely_found(found.confidence, card)
         if dark or blind:
             # The boxes of the first pass keep their reading; the new ones are read as cards of
             # the dark deck the frame shows, or, in a frame where none was surely found, as any.
