@@ -19,6 +19,7 @@ from vision.detector.real_photos import (
     box_tilt,
     naming_breakdown,
     read_real_folder,
+    tilt_bin,
     to_rank_ids,
 )
 
@@ -99,15 +100,17 @@ def test_bad_real_folders_are_one_line_errors(tmp_path, what, expected):
         read_real_folder(folder)
 
 
-@pytest.mark.parametrize("w, h, deg", [(63, 88, 0), (88, 63, 0), (70, 70, 45)])
+@pytest.mark.parametrize("w, h, deg", [(63, 88, 0), (88, 63, 90), (70, 70, 45)])
 def test_tilt_from_a_box_shape(w, h, deg):
     assert box_tilt(np.array([10, 10, 10 + w, 10 + h])) == pytest.approx(deg, abs=0.2)
 
 
-def test_tilt_of_a_turned_card_box():
-    t = np.radians(20)
+@pytest.mark.parametrize("deg", [20, 70])
+def test_tilt_of_a_turned_card_box(deg):
+    t = np.radians(deg)
     w, h = 63 * np.cos(t) + 88 * np.sin(t), 63 * np.sin(t) + 88 * np.cos(t)
-    assert box_tilt(np.array([0, 0, w, h])) == pytest.approx(20, abs=0.2)
+    assert box_tilt(np.array([0, 0, w, h])) == pytest.approx(deg, abs=0.2)
+    assert tilt_bin(box_tilt(np.array([0, 0, w, h]))) == ("20-45 deg" if deg < 45 else "45-90 deg")
 
 
 def test_naming_breakdown_counts_suits_tilts_and_confusions():

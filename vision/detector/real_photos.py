@@ -32,7 +32,7 @@ RANK_WORDS = {"ace": "A", "two": "2", "three": "3", "four": "4", "five": "5", "s
 SUIT_WORDS = {"spades": "S", "hearts": "H", "diamonds": "D", "clubs": "C"}
 # Rank classes for scoring by rank: the 13 ranks, then the joker and the back.
 RANK_CLASSES: tuple[str, ...] = (*RANKS, "JK", "BACK")
-TILT_BINS = ((0, 8), (8, 20), (20, 45))  # degrees from the nearest upright or sideways pose
+TILT_BINS = ((0, 8), (8, 20), (20, 45), (45, 90))  # degrees from upright (a card lying sideways: 90)
 CARD_ASPECT = 88 / 63  # a standard card's long side over its short side
 
 
@@ -180,15 +180,17 @@ def to_rank_ids(class_ids: np.ndarray) -> np.ndarray:
 
 
 def box_tilt(box: np.ndarray) -> float:
-    """A card's tilt in degrees (0-45, from the nearest upright or sideways pose) estimated from
-    the shape of its axis-aligned box, for a whole card of the standard aspect: the box of an
-    upright card is 1.4 times as long as wide, that of a card turned 45 degrees square. A box
-    of a card partly covered reads as upright."""
+    """A card's tilt in degrees from upright (0-90: a card lying sideways is at 90) estimated
+    from the shape of its axis-aligned box, for a whole card of the standard aspect: the box of
+    an upright card is 1.4 times as tall as wide, that of a card turned 45 degrees square, that
+    of a card lying sideways 1.4 times as wide as tall. A turn and its mirror (20 degrees left or
+    right) give the same box. A box of a card partly covered reads as upright or sideways."""
     w, h = float(box[2] - box[0]), float(box[3] - box[1])
     r = min(w, h) / max(w, h, 1e-9)
     theta = np.radians(np.linspace(0, 45, 451))
     ratio = (np.cos(theta) + CARD_ASPECT * np.sin(theta)) / (np.sin(theta) + CARD_ASPECT * np.cos(theta))
-    return float(np.degrees(theta[int(np.argmin(np.abs(ratio - r)))]))
+    folded = float(np.degrees(theta[int(np.argmin(np.abs(ratio - r)))]))
+    return 90 - folded if w > h else folded
 
 
 def tilt_bin(deg: float) -> str:
