@@ -109,8 +109,9 @@ def test_tilt_from_a_box_shape(w, h, deg):
 def test_tilt_of_a_turned_card_box(deg):
     t = np.radians(deg)
     w, h = 63 * np.cos(t) + 88 * np.sin(t), 63 * np.sin(t) + 88 * np.cos(t)
-    assert box_tilt(np.array([0, 0, w, h])) == pytest.approx(deg, abs=0.2)
-    assert tilt_bin(box_tilt(np.array([0, 0, w, h]))) == ("20-45 deg" if deg < 45 else "45-90 deg")
+    tilt = box_tilt(np.array([0, 0, w, h]))
+    assert tilt == pytest.approx(deg, abs=0.2)
+    assert tilt_bin(tilt) == ("20-45 deg" if deg < 45 else "45-90 deg")
 
 
 def test_naming_breakdown_counts_suits_tilts_and_confusions():
