@@ -15,7 +15,7 @@ import pytest
 from referee.cards import CLASSES
 from vision.calibration import detect_markers
 from vision.detector import load_detector, shipped_model
-from vision.detector.detections import best_overlaps, box_iou
+from vision.detector.detections import BACK_ID, best_overlaps, box_iou, with_other_names
 from vision.detector.onnx_backend import letterbox
 from vision.layout import load_layout
 from vision.synth.assets import Art, load_recipe
@@ -152,12 +152,13 @@ def test_detect_command_writes_predictions(frames, tmp_path):
         assert cv2.imread(str(tmp_path / "drawn" / f"frame{i}.jpg")) is not None
         rows = [line.split() for line in (tmp_path / "txt" / f"frame{i}.txt").read_text().splitlines()]
         det = detector.detect(image)
-        assert len(rows) == len(det) > 0
+        named = with_other_names(det)  # each box under its likely names
+        assert len(rows) == len(named) > len(det) > 0
         # Printed: the boxes that are a card at least --conf (0.25) surely; the rest are only in the file.
         cards = int(re.search(rf"^frame{i}: (\d+) cards", out.stdout, re.M).group(1))
         assert cards == int((det.found >= 0.25).sum()) > 0
         h, w = image.shape[:2]
-        for row, box, cls in zip(rows, det.xyxy, det.class_id, strict=True):
+        for row, box, cls in zip(rows, named.xyxy, named.class_id, strict=True):
             assert int(row[0]) == cls
             assert abs(float(row[1]) * w - (box[0] + box[2]) / 2) < 1.0
             assert 0 < float(row[5]) <= 1
@@ -192,7 +193,8 @@ def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
     for stem, (boxes, classes) in truth.items():
         h, w = cv2.imread(str(images / f"{stem}.jpg")).shape[:2]
         rows, xyxy = label_file(tmp_path / "txt" / f"{stem}.txt", w, h)
-        from_files.append(ImageResult(boxes, classes, xyxy, rows[:, 0].astype(int), rows[:, 5], stem))
+        from_files.append(ImageResult(boxes, classes, xyxy, rows[:, 0].astype(int), rows[:, 5], stem,
+                                      first_lines(rows)))
         det = detector.detect(cv2.imread(str(images / f"{stem}.jpg")))
         cut.append(ImageResult(boxes, classes, det.xyxy, det.class_id, det.confidence, stem))
     found_files = evaluate([any_name(r) for r in from_files], 1).map50
@@ -200,6 +202,58 @@ def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
     assert sum(len(b) for b, _ in truth.values()) > 100
     assert found_files > found_cut + 0.02, (found_files, found_cut)
     assert evaluate(from_files, len(CLASSES)).map50 > evaluate(cut, len(CLASSES)).map50
+
+
+def first_lines(rows: np.ndarray) -> np.ndarray:
+    """True for the first line of each box of a label file (its likeliest name: the lines of a
+    box's other names come after every box's first line)."""
+    _, first = np.unique(rows[:, 1:5], axis=0, return_index=True)
+    return np.isin(np.arange(len(rows)), first)
+
+
+def test_the_label_files_give_an_unsurely_named_card_its_other_likely_names(tmp_path, frames):
+    """Held-out tables and close-ups: each face-up card's box is written under its likeliest
+    names (at most ``NAMES_PER_BOX``, each at least ``OTHER_NAME_FLOOR`` likely, never the back),
+    its first line the name ``cardref detect`` prints, the others at ``OTHER_NAME_WEIGHT`` of
+    their confidence; a box named BACK has one line. Scored from the files, the cards named
+    wrongly but with their right name among the likely ones count, lower in the ranking.
+    Measured 2026-12-06 on the held-out set (seed 9001): mAP50 0.855 against 0.805 with one name
+    per box (``models/MODEL_CARD.md``)."""
+    from vision.detector.detections import NAMES_PER_BOX, OTHER_NAME_FLOOR, OTHER_NAME_WEIGHT
+    from vision.detector.metrics import ImageResult, evaluate, likeliest_names
+
+    images = tmp_path / "images"
+    images.mkdir()
+    for i, (image, _, _) in enumerate(frames):
+        cv2.imwrite(str(images / f"f{i}.png"), image)
+    out = subprocess.run([sys.executable, "-m", "vision.commands.main", "detect", str(images),
+                          "--save-txt", str(tmp_path / "txt")], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    from vision.calibration import without_markers
+
+    detector, layout = load_detector(conf=0.01), load_layout("royal_family")
+    scored, others = [], 0
+    for i, (image, boxes, classes) in enumerate(frames):
+        h, w = image.shape[:2]
+        rows, xyxy = label_file(tmp_path / "txt" / f"f{i}.txt", w, h)
+        det = without_markers(detector.detect(image), image, layout)  # as cardref detect
+        first = first_lines(rows)
+        assert first.sum() == len(det)
+        assert np.array_equal(rows[first, 0].astype(int), det.class_id)  # the printed names
+        for j in range(len(det)):
+            same = np.flatnonzero(np.abs(xyxy - xyxy[first][j]).max(axis=1) < 0.01)
+            names = rows[same, 0].astype(int)
+            assert len(names) == len(set(names)) <= (1 if det.class_id[j] == BACK_ID else NAMES_PER_BOX)
+            assert BACK_ID not in names[1:]
+            p = det.class_probs[j, names[1:]]
+            assert (p >= OTHER_NAME_FLOOR - 1e-6).all()
+            assert np.allclose(rows[same[1:], 5], OTHER_NAME_WEIGHT * det.presence[j] * p, atol=2e-5)
+            others += len(names) - 1
+        scored.append(ImageResult(boxes, classes, xyxy, rows[:, 0].astype(int), rows[:, 5], f"f{i}", first))
+    assert others > 10
+    several = evaluate(scored, len(CLASSES)).map50
+    one = evaluate([likeliest_names(r) for r in scored], len(CLASSES)).map50
+    assert several > one, (several, one)
 
 
 def test_cards_whose_boxes_overlap_a_neighbours_each_keep_their_own_box():

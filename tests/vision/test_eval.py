@@ -138,6 +138,10 @@ def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, 
     # (the twelve sample photos: 0.897 with the shipped finder).
     assert syn["found"]["AP50"] > max(syn["mAP50"], 0.9) and photos["found"]["AP50"] > 0.85
     assert r.stdout.count("cards found, whatever their names: AP50") == 2
+    # Scored as the label files hold them, each box under its likely names; beside it, its
+    # likeliest name alone, as printed and drawn.
+    assert r.stdout.count("each box under its likeliest name only: mAP50") == 2
+    assert 0.5 < syn["one_name"]["mAP50"] < syn["found"]["AP50"] and 0.5 < photos["one_name"]["mAP50"] <= 1
     naming = photos["true_boxes"]
     assert naming["top1"]["cards"] == photos["instances"]
     assert sum(v["cards"] for v in naming["per_suit"].values()) == photos["instances"]

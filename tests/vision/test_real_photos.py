@@ -19,6 +19,7 @@ from vision.detector.real_photos import (
     box_tilt,
     naming_breakdown,
     read_real_folder,
+    scored_by_rank,
     tilt_bin,
     to_rank_ids,
 )
@@ -126,3 +127,19 @@ def test_naming_breakdown_counts_suits_tilts_and_confusions():
     assert out["per_tilt"]["0-8 deg"] == {"cards": 2, "top1": 0.5}
     assert out["confusions"] == [{"true": "AS", "named": "AC", "count": 1}]
     assert list(to_rank_ids(np.array([ids["AS"], ids["AC"]]))) == [0, 0]
+
+
+def test_a_box_under_two_names_of_one_rank_is_scored_by_rank_once():
+    """The label files give a box its other likely names: 5H then 5D is one prediction of a
+    five by rank (a second would count as a false five), 5H then 6H two."""
+    from vision.detector.metrics import ImageResult, evaluate
+
+    box = np.array([[10.0, 10.0, 60.0, 80.0]])
+    ids = [CLASSES.index(n) for n in ("5H", "5D", "6H")]
+    r = ImageResult(box, np.array([CLASSES.index("5C")]), np.repeat(box, 3, axis=0), np.array(ids),
+                    np.array([0.6, 0.03, 0.02]), "t", np.array([True, False, False]))
+    ranked = scored_by_rank(r, by_card=True)
+    assert [RANK_CLASSES[c] for c in ranked.pred_classes] == ["5", "6"]
+    assert list(ranked.pred_scores) == [0.6, 0.02] and list(ranked.pred_first) == [True, False]
+    assert evaluate([ranked], len(RANK_CLASSES)).ap[RANK_CLASSES.index("5"), 0] == 1.0
+    assert evaluate([r], len(CLASSES)).map50 == 0.0  # by card it is a club: no name right

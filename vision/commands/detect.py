@@ -11,7 +11,11 @@ finder's confidence times the classifier's that it is a card at all: what the ca
 counts cards by). The label files hold every box the finder found from ``SCORING_CONF`` on,
 each with its confidence: a scoring tool ranks boxes by it, and a cut at 0.25 drops cards
 found unsurely (covered cards, unusual decks) that are named right (dev photos by card mAP50
-0.968 against 0.960 at 0.25, ``models/MODEL_CARD.md``).
+0.968 against 0.960 at 0.25, ``models/MODEL_CARD.md``). A face-up card's box is written once
+under each of its likeliest names (``--names-per-box``, each at least 0.01 likely), the first
+with the confidence printed, the others with a tenth of theirs: a card named wrongly still
+counts for its right name, lower in the ranking, as Ultralytics' validation scores a box under
+every class it may be.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ SCORING_CONF = 0.01
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from vision.detector import BACKENDS
+    from vision.detector.detections import NAMES_PER_BOX
 
     p = argparse.ArgumentParser(prog=prog, description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -44,6 +49,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                         f"files hold every box found from {SCORING_CONF} on, with its confidence")
     p.add_argument("--save", type=Path, metavar="DIR", help="write annotated images here")
     p.add_argument("--save-txt", type=Path, metavar="DIR", help="write class cx cy w h conf files here")
+    p.add_argument("--names-per-box", type=int, default=NAMES_PER_BOX, metavar="N",
+                   help="label files: a face-up card's box under its N likeliest names "
+                        f"(default {NAMES_PER_BOX}), each at least 0.01 likely, the others than the "
+                        "likeliest at a tenth of their confidence; 1 writes the likeliest only")
     p.add_argument("--vid-stride", type=int, default=15, help="video: analyse every N-th frame (default 15)")
     p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
@@ -106,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.cards import CLASSES
     from vision.calibration import without_markers
     from vision.detector import load_detector
+    from vision.detector.detections import with_other_names
     from vision.detector.draw import draw_detections, yolo_txt
     from vision.layout import load_layout
 
@@ -114,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
         raise CardrefError(f"{source}: no such file or folder")
     if args.vid_stride < 1:
         raise CardrefError("--vid-stride: expected a positive number")
+    if args.names_per_box < 1:
+        raise CardrefError(f"--names-per-box: expected 1 or more, got {args.names_per_box}")
     if not 0 <= args.conf <= 1:
         raise CardrefError(f"--conf: expected a confidence from 0 to 1, got {args.conf}")
     layout = load_layout(args.layout)
@@ -137,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
             files.write_bytes(args.save / f"{name}.jpg", encode_jpeg(draw_detections(image, cards)))
         if args.save_txt:
             h, w = image.shape[:2]
-            files.write_text(args.save_txt / f"{name}.txt", yolo_txt(det, w, h))
+            named = with_other_names(det, args.names_per_box)
+            files.write_text(args.save_txt / f"{name}.txt", yolo_txt(named, w, h))
     print(f"{count} images analysed" + (f", {len(skipped)} unreadable frames skipped" if skipped else ""))
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from referee.errors import CardrefError
 from referee.paths import project_root
+from vision.detector.detections import NAMES_PER_BOX
 
 HOLDOUT = {"out": ".cache/datasets/synth_holdout", "images": 300, "seed": 9001,
            "recipe": "datasets/recipes/holdout.yaml"}
@@ -44,6 +45,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--conf", type=float, default=SCORING_CONF,
                    help=f"finder confidence from which boxes are scored (default {SCORING_CONF}, as in "
                         "the label files of cardref detect --save-txt)")
+    p.add_argument("--names-per-box", type=int, default=NAMES_PER_BOX, metavar="N",
+                   help="score a face-up card's box under its N likeliest names (default "
+                        f"{NAMES_PER_BOX}, as in the label files of cardref detect --save-txt); the figures "
+                        "of each box's likeliest name alone are printed beside")
     p.add_argument("--out", type=Path, default=Path("runs/eval"), help="where JSON and PNGs go")
     p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
@@ -93,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.detector.metrics import evaluate
     from vision.progress import progress
 
+    if args.names_per_box < 1:
+        raise CardrefError(f"--names-per-box: expected 1 or more, got {args.names_per_box}")
     detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
     report: dict = {"model": str(args.model or "models/cards.onnx"), "backend": args.backend or "default",
                     "imgsz": args.imgsz or "exported", "camera": args.camera or "as filmed"}
@@ -109,9 +116,9 @@ def run(args: argparse.Namespace) -> int:
         if not samples:
             raise CardrefError(f"{root}: no images in images/train or images/val (an Ultralytics dataset)")
         results = run_detector(detector, progress(len(samples), "eval synthetic", "img", iterable=samples),
-                               args.camera)
-        ev = evaluate(results, len(CLASSES))
-        report["synthetic"] = {"dataset": str(root), "images": len(samples), **summary(ev, list(CLASSES)),
+                               args.camera, args.names_per_box)
+        report["synthetic"] = {"dataset": str(root), "images": len(samples),
+                               **summary(results, list(CLASSES)),
                                "found": found(evaluate([any_name(r) for r in results], 1)),
                                **face_back_confusions(results),
                                "by_design": breakdown(samples, results, len(CLASSES), by_design),
@@ -125,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"synthetic held-out ({len(samples)} images, {s['instances']} cards): "
               f"mAP50 {s['mAP50']:.3f}  mAP50-95 {s['mAP50_95']:.3f}  "
               f"BACK on face-up {s['back_on_face_up']}  face class on face-down {s['face_on_face_down']}")
+        print(f"  each box under its likeliest name only: mAP50 {s['one_name']['mAP50']:.3f}  "
+              f"mAP50-95 {s['one_name']['mAP50_95']:.3f}")
         print(f"  at confidence >= {s['operating_conf']}, one box per card: BACK on face-up "
               f"{s['back_on_face_up_operating']}  face class on face-down {s['face_on_face_down_operating']}")
         print(f"  cards found, whatever their names: AP50 {s['found']['AP50']:.3f}  "
@@ -147,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  (no figures per card design: {root} was rendered before designs were recorded; "
                   "delete it and run again to render it anew)")
     if not args.skip_real:
-        report["real"] = real_photos(detector, args.real, args.out, args.corner_labels, args.camera)
+        report["real"] = real_photos(detector, args.real, args.out, args.corner_labels, args.camera,
+                                     args.names_per_box)
     for part in ("synthetic", "real"):
         if "recall50_per_class" in report.get(part, {}):
             print(f"{part}: recall@0.5 per class: " + " ".join(
@@ -160,19 +170,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False,
-                camera: str | None = None) -> dict:
+                camera: str | None = None, names_per_box: int = NAMES_PER_BOX) -> dict:
     """Scores on a folder of labelled real photos, printed and returned for ``eval.json``."""
     from referee.cards import CLASSES
     from vision.detector.corner_labels import looks_corner_labelled
     from vision.detector.evaluate import any_name, draw_worst, run_detector, summary
-    from vision.detector.metrics import ImageResult, evaluate
+    from vision.detector.metrics import evaluate
     from vision.detector.real_photos import (
         RANK_CLASSES,
         corner_box_agreement,
         name_true_boxes,
         naming_breakdown,
         read_real_folder,
-        to_rank_ids,
+        scored_by_rank,
     )
     from vision.progress import progress
 
@@ -181,12 +191,10 @@ def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False,
         raise CardrefError(f"{folder}: --corner-labels needs boxes named by card (rank and suit), "
                            "not by rank")
     every_box = run_detector(detector, progress(len(real.samples), "eval real", "img", iterable=real.samples),
-                             camera)
+                             camera, names_per_box)
     if corner_labels:
         return corner_labelled(every_box, real, folder)
-    by_rank = [ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if real.by_card else r.gt_classes,
-                           r.pred_boxes, to_rank_ids(r.pred_classes), r.pred_scores, r.name)
-               for r in every_box]
+    by_rank = [scored_by_rank(r, real.by_card) for r in every_box]
     if looks_corner_labelled(every_box):
         print(f"note: the boxes of {folder} look like corner indices, not whole cards (two of one name in "
               "most photos, or much smaller than the cards found): score them with --corner-labels")
@@ -196,12 +204,14 @@ def real_photos(detector, folder: Path, out: Path, corner_labels: bool = False,
               "by_rank": {"mAP50": round(rank_ev.map50, 4), "mAP50_95": round(rank_ev.map50_95, 4)},
               "found": found(evaluate([any_name(r) for r in every_box], 1))}
     if real.by_card:
-        report.update(summary(evaluate(every_box, len(CLASSES)), list(CLASSES)))
+        report.update(summary(every_box, list(CLASSES)))
         report["worst_png"] = str(draw_worst(every_box, list(CLASSES), out / "worst_real.png", camera))
         print(f"real photos by card ({len(real.samples)} images, {report['instances']} cards): "
               f"mAP50 {report['mAP50']:.3f}  mAP50-95 {report['mAP50_95']:.3f}")
+        print(f"  each box under its likeliest name only: mAP50 {report['one_name']['mAP50']:.3f}  "
+              f"mAP50-95 {report['one_name']['mAP50_95']:.3f}")
     else:
-        report.update(summary(rank_ev, list(RANK_CLASSES)))
+        report.update(summary(by_rank, list(RANK_CLASSES)))
         report["worst_png"] = str(draw_worst(by_rank, list(RANK_CLASSES), out / "worst_real.png", camera))
         print(f"real photos ({len(real.samples)} images, {report['instances']} cards; no suits: "
               "scored by rank only)")

@@ -57,7 +57,7 @@ def covers(boxes: np.ndarray, card: CornerCard) -> np.ndarray:
 class CornerScore:
     cards: int
     map_cover: float  # mean over classes of the AP of boxes covering cards of their class
-    named: float  # share of cards covered by a box of their name (any confidence kept)
+    named: float  # share of cards covered by a box of their name (any confidence kept; its likeliest)
     named_sure: float  # the same with boxes of confidence 0.25 or more
     found: float  # share of cards covered by a box of any name
 
@@ -78,9 +78,12 @@ def score(results: list[ImageResult], num_classes: int, sure: float = 0.25) -> C
         same = cover & (r.pred_classes[None, :] == np.array([card.cls for card in cards], int)[:, None])
         for card in cards:
             counts[card.cls] += 1
+        # The shares count each box's likeliest name; its other names count in the mAP below,
+        # lower in the ranking.
+        first = np.ones(len(r.pred_boxes), bool) if r.pred_first is None else r.pred_first
         found += int(cover.any(axis=1).sum())
-        named += int(same.any(axis=1).sum())
-        named_sure += int((same & (r.pred_scores >= sure)[None, :]).any(axis=1).sum())
+        named += int((same & first).any(axis=1).sum())
+        named_sure += int((same & first & (r.pred_scores >= sure)).any(axis=1).sum())
         used = np.zeros(len(cards), bool)
         for k in np.argsort(-r.pred_scores, kind="stable"):  # each card matched once, surest box first
             mine = np.flatnonzero(same[:, k] & ~used)

@@ -12,7 +12,8 @@ import numpy as np
 from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
-from vision.detector.metrics import Evaluation, ImageResult, evaluate
+from vision.detector.detections import NAMES_PER_BOX, with_other_names
+from vision.detector.metrics import ImageResult, evaluate, likeliest_names
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 BACK = CLASSES.index("BACK")
@@ -82,19 +83,25 @@ def read_image(path: Path, camera: str | None = None) -> np.ndarray:
     return image
 
 
-def run_detector(detector, samples: list[Sample], camera: str | None = None) -> list[ImageResult]:
-    """Every box of each image, with the detector's class ids; ``camera``: see :func:`read_image`."""
+def run_detector(detector, samples: list[Sample], camera: str | None = None,
+                 names_per_box: int = NAMES_PER_BOX) -> list[ImageResult]:
+    """Every box of each image under its ``names_per_box`` likeliest names, as the label files
+    of ``cardref detect --save-txt`` hold them; ``camera``: see :func:`read_image`."""
     results = []
     for s in samples:
         image = read_image(s.image, camera)
         det = detector.detect(image)
-        results.append(ImageResult(s.boxes, s.classes, det.xyxy, det.class_id, det.confidence, str(s.image)))
+        named = with_other_names(det, names_per_box)
+        first = np.arange(len(named)) < len(det)
+        results.append(ImageResult(s.boxes, s.classes, named.xyxy, named.class_id, named.confidence,
+                                   str(s.image), first))
     return results
 
 
 def any_name(r: ImageResult) -> ImageResult:
     """One class for every card and every box: how well the cards are found, whatever their
     names (the finder's share of the mAP: its boxes, and the cards it misses)."""
+    r = likeliest_names(r)
     return ImageResult(r.gt_boxes, np.zeros_like(r.gt_classes), r.pred_boxes, np.zeros_like(r.pred_classes),
                        r.pred_scores, r.name)
 
@@ -116,7 +123,7 @@ def face_back_confusions(results: list[ImageResult], operating: float = 0.25) ->
         out["back_on_face_up" + suffix] += int(pred_back and not gt_back)
         out["face_on_face_down" + suffix] += int(gt_back and not pred_back)
 
-    for r in results:
+    for r in map(likeliest_names, results):  # a box's other names are faces as its first is
         if not len(r.gt_boxes) or not len(r.pred_boxes):
             continue
         ious = box_iou(r.gt_boxes, r.pred_boxes)
@@ -200,7 +207,7 @@ def draw_worst(results: list[ImageResult], names: list[str], out: Path, camera: 
                count: int = 8) -> Path:
     """A contact sheet of the worst images as the detector saw them (``camera``: see
     :func:`read_image`): ground truth green, predictions red."""
-    worst = sorted(results, key=image_score)[:count]
+    worst = sorted((likeliest_names(r) for r in results), key=image_score)[:count]
     tiles = []
     for r in worst:
         img = read_image(Path(r.name), camera)
@@ -224,12 +231,18 @@ def draw_worst(results: list[ImageResult], names: list[str], out: Path, camera: 
     return out
 
 
-def summary(ev: Evaluation, names: list[str], top: int = 10) -> dict:
-    confusions = sorted(ev.confusion.items(), key=lambda kv: -kv[1])[:top]
+def summary(results: list[ImageResult], names: list[str], top: int = 10) -> dict:
+    """The mAP of ``results`` as the label files hold them (each box under its likely names),
+    and of each box's likeliest name alone (``one_name``); the recall per class and the
+    confusions are the likeliest names' (another name in the ranking recalls no card)."""
+    ev = evaluate(results, len(names))
+    one = evaluate([likeliest_names(r) for r in results], len(names))
+    confusions = sorted(one.confusion.items(), key=lambda kv: -kv[1])[:top]
     return {
         "mAP50": round(ev.map50, 4),
         "mAP50_95": round(ev.map50_95, 4),
-        "recall50_per_class": {names[c]: round(float(r), 3) for c, r in enumerate(ev.recall50)
+        "one_name": {"mAP50": round(one.map50, 4), "mAP50_95": round(one.map50_95, 4)},
+        "recall50_per_class": {names[c]: round(float(r), 3) for c, r in enumerate(one.recall50)
                                if np.isfinite(r)},
         "confusions": [{"true": names[t], "predicted": names[p], "count": n} for (t, p), n in confusions],
         "instances": int(ev.gt_counts.sum()),

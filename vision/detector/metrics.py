@@ -24,6 +24,17 @@ class ImageResult:
     pred_classes: np.ndarray
     pred_scores: np.ndarray
     name: str = ""
+    # True for each box's likeliest name; the other rows are the same boxes under other likely
+    # names (``detections.with_other_names``). None: every row is a box's likeliest name.
+    pred_first: np.ndarray | None = None
+
+
+def likeliest_names(r: ImageResult) -> ImageResult:
+    """``r`` with one name per box, its likeliest: what ``cardref detect`` prints and draws."""
+    if r.pred_first is None:
+        return r
+    k = r.pred_first
+    return ImageResult(r.gt_boxes, r.gt_classes, r.pred_boxes[k], r.pred_classes[k], r.pred_scores[k], r.name)
 
 
 @dataclass

@@ -26,6 +26,7 @@ import yaml
 from referee.cards import CLASS_ID, CLASSES, RANKS, SUITS
 from referee.errors import CardrefError
 from vision.detector.evaluate import Sample, read_yolo_dataset
+from vision.detector.metrics import ImageResult
 
 RANK_WORDS = {"ace": "A", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
               "eight": "8", "nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K"}
@@ -177,6 +178,17 @@ def read_real_folder(folder: Path) -> RealSet:
 def to_rank_ids(class_ids: np.ndarray) -> np.ndarray:
     """``CLASSES`` ids -> ``RANK_CLASSES`` ids."""
     return np.array([RANK_CLASSES.index(_rank_of(CLASSES[c])) for c in class_ids], int)
+
+
+def scored_by_rank(r: ImageResult, by_card: bool) -> ImageResult:
+    """``r`` scored by rank: the true cards' ranks (when they are named by card) and each box's
+    ranks, a box under two names of one rank (5H, then 5D) given that rank once."""
+    ranks = to_rank_ids(r.pred_classes)
+    _, once = np.unique(np.column_stack([r.pred_boxes, ranks]), axis=0, return_index=True)
+    once.sort()
+    return ImageResult(r.gt_boxes, to_rank_ids(r.gt_classes) if by_card else r.gt_classes,
+                       r.pred_boxes[once], ranks[once], r.pred_scores[once], r.name,
+                       None if r.pred_first is None else r.pred_first[once])
 
 
 def box_tilt(box: np.ndarray) -> float:
