@@ -136,6 +136,8 @@ CASES = [
     case("referee-option", "the following arguments are required: --observations", "referee", "royal_family"),
     case("detect-option-type", "argument --vid-stride: invalid int value: 'abc'",
          "detect", VIDEO, "--vid-stride", "abc"),
+    case("detect-names-per-box", "--names-per-box: expected 1 or more, got 0",
+         "detect", VIDEO, "--names-per-box", "0"),
     # game and layout configs
     case("config-min", "royal_family.yaml: field 'variants.max_rounds'.min: expected an integer",
          "referee", "royal_family", OBS, "{d}/moves.jsonl", home="home_min"),
@@ -252,6 +254,8 @@ CASES = [
     case("eval-model-onnx", "{d}/garbage.onnx: not an ONNX model",
          "eval", "{d}/garbage.onnx", "--skip-real", "--synthetic", "{d}/empty"),
     case("eval-synthetic-empty", "{d}/empty: no images", "eval", "--skip-real", "--synthetic", "{d}/empty"),
+    case("eval-names-per-box", "--names-per-box: expected 1 or more, got 0",
+         "eval", "--skip-real", "--synthetic", "{d}/empty", "--names-per-box", "0"),
     case("eval-synthetic-missing", "{d}/missing: no such dataset folder",
          "eval", "--skip-real", "--synthetic", "{d}/missing"),
     case("eval-real-empty", "{d}/empty: no Pascal VOC .xml files and no images/ folder",
