@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -122,23 +122,10 @@ def with_other_names(det: Detections, most: int = NAMES_PER_BOX,
         return det
     order = np.argsort(row, kind="stable")  # a box's other names together, likeliest first
     row, name = row[order], np.concatenate(names)[order]
-    more = det[row]
-    confidence = (OTHER_NAME_WEIGHT * more.presence * det.class_probs[row, name]).astype(np.float32)
-    more = Detections(more.xyxy, confidence, name.astype(np.int64), more.class_probs, more.presence,
-                      more.corners)
-    return concatenate([det, more])
-
-
-def concatenate(parts: list[Detections]) -> Detections:
-    """One ``Detections`` of all the boxes of ``parts``; the optional arrays kept where every
-    part has them."""
-    def joined(field: str) -> np.ndarray | None:
-        arrays = [getattr(d, field) for d in parts]
-        return None if any(a is None for a in arrays) else np.concatenate(arrays)
-
-    return Detections(np.concatenate([d.xyxy for d in parts]), np.concatenate([d.confidence for d in parts]),
-                      np.concatenate([d.class_id for d in parts]), joined("class_probs"), joined("presence"),
-                      joined("corners"))
+    other = OTHER_NAME_WEIGHT * det.presence[row] * det.class_probs[row, name]
+    return replace(det[np.concatenate([np.arange(len(det)), row])],
+                   confidence=np.concatenate([det.confidence, other]).astype(np.float32),
+                   class_id=np.concatenate([det.class_id, name]).astype(np.int64))
 
 
 def box_area(boxes: np.ndarray) -> np.ndarray:
