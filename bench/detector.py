@@ -6,7 +6,10 @@ input size: the shipped detector (finder, corner refiner when it has one, classi
 Runtime and on OpenVINO when installed, the same for the detector of an earlier revision
 (``--baseline REV``: its models/ and the code that reads them, vision/ and referee/, both
 taken from git), and plain Ultralytics PyTorch inference of
-the finder's .pt with the shipped classifier. Each process times its second pass over the
+the finder's .pt with the shipped classifier, and the shipped detector on the default runtime
+looking closer at frames of small cards as ``cardref detect`` does at photos
+(``vision/detector/closer_look.py``: a game's frames all trigger it, the camera referee never
+does). Each process times its second pass over the
 frames (the first pass's median is its own column). Prints a table of medians, each row's
 speed over PyTorch at its size, and writes JSON.
 
@@ -73,12 +76,15 @@ def code_at(rev: str, out: Path) -> Path:
     return out
 
 
-def measure(model: str, backend: str, size: str, frames_path: str, threads: int) -> dict:
-    """Runs in the child process: warm up, then time every frame."""
+def measure(model: str, backend: str, size: str, frames_path: str, threads: int,
+            closer: bool = False) -> dict:
+    """Runs in the child process: warm up, then time every frame. ``closer``: the detector
+    looks closer at frames of small cards, as ``cardref detect`` does at photos."""
     from vision.detector import load_detector
 
     frames = np.load(frames_path)
     det = load_detector(model, backend=backend, threads=threads, imgsz=int(size))
+    det.look_closer = closer
     det.detect(frames[0])
 
     def one_pass() -> tuple[list[float], list[int]]:
@@ -120,10 +126,14 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "detector.json"))
     ap.add_argument("--child", nargs=4, metavar=("MODEL", "BACKEND", "SIZE", "FRAMES"),
                     help=argparse.SUPPRESS)
+    ap.add_argument("--child-closer", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(measure(*args.child, threads=args.threads)))
+        print(json.dumps(measure(*args.child, threads=args.threads, closer=args.child_closer)))
         return 0
+    from vision.detector import default_runtime
+
+    default = default_runtime()  # what cardref runs on here when no --backend is given
     try:
         import openvino  # noqa: F401
 
@@ -140,25 +150,28 @@ def main() -> int:
         base_code = code_at(args.baseline, Path(tmp) / "baseline_code") if args.baseline else None
         for size in args.sizes:
             # The shipped finder is exported with dynamic shapes: one file runs at every size.
-            variants = [(f"{rt} detector", onnx, rt, None) for rt in runtimes]
+            variants = [(f"{rt} detector", onnx, rt, None, False) for rt in runtimes]
             if base_onnx:
-                variants += [(f"{rt} detector at {args.baseline}", base_onnx, rt, base_code)
+                variants += [(f"{rt} detector at {args.baseline}", base_onnx, rt, base_code, False)
                              for rt in runtimes]
-            variants.append(("ultralytics pytorch + classifier", pt, "ultralytics", None))
+            # What cardref detect costs on such photos: a second, larger finder pass.
+            variants.append((f"{default} detector, closer look", onnx, default, None, True))
+            variants.append(("ultralytics pytorch + classifier", pt, "ultralytics", None, False))
             # Rounds go through every variant in turn, so that a noisy moment of the machine
             # does not fall on one variant only; a variant's figure is its median round.
             runs: dict[str, list[dict]] = {label: [] for label, *_ in variants}
             for _ in range(args.rounds):
-                for label, path, backend, code in variants:
+                for label, path, backend, code, closer in variants:
                     env = dict(os.environ)
                     if code is not None:
                         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
                     out = subprocess.run([sys.executable, __file__, "--threads", str(args.threads), "--child",
-                                          str(path), backend, str(size), str(frames)],
+                                          str(path), backend, str(size), str(frames),
+                                          *(["--child-closer"] if closer else [])],
                                          capture_output=True, text=True, check=True, env=env)
                     runs[label].append(json.loads(out.stdout.splitlines()[-1]))
             measured = []
-            for label, _, backend, _ in variants:
+            for label, _, backend, _, _ in variants:
                 mid = sorted(runs[label], key=lambda r: r["ms_median"])[len(runs[label]) // 2]
                 measured.append({"variant": label, "backend": backend, "input": size, **mid,
                                  "ms_rounds": [r["ms_median"] for r in runs[label]]})
@@ -169,9 +182,6 @@ def main() -> int:
                       f"{r['fps']:>6.1f} {r['peak_mb']:>8} {r['cards_per_frame']:>6} "
                       f"{r['speedup_vs_pytorch']:>10.2f}")
             rows += measured
-    from vision.detector import default_runtime
-
-    default = default_runtime()  # what cardref runs on here when no --backend is given
     print(f"default runtime on this CPU: {default}")
     result = {"frames": args.frames, "frame_size": [1280, 720], "threads": args.threads,
               "baseline": args.baseline, "rounds": args.rounds, "default_runtime": default,

@@ -147,7 +147,7 @@ def test_detect_command_writes_predictions(frames, tmp_path):
     assert (tmp_path / "txt" / "classes.txt").read_text().split() == list(CLASSES)
     from vision.commands.detect import SCORING_CONF
 
-    detector = load_detector(conf=SCORING_CONF)
+    detector = load_detector(conf=SCORING_CONF, look_closer=True)  # as cardref detect
     for i, (image, _, _) in enumerate(frames[:2]):
         assert cv2.imread(str(tmp_path / "drawn" / f"frame{i}.jpg")) is not None
         rows = [line.split() for line in (tmp_path / "txt" / f"frame{i}.txt").read_text().splitlines()]
@@ -170,7 +170,9 @@ def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
     every box from ``SCORING_CONF`` on with its confidence, so a scoring tool that ranks them
     finds more cards than in files cut at 0.25, as the command wrote them before. Measured
     2026-12-01 on these 16 images (182 cards): found AP50 0.763 against 0.724, by card 0.601
-    against 0.587; on the dev photos by card 0.968 against 0.960 (``models/MODEL_CARD.md``)."""
+    against 0.587; on the dev photos by card 0.968 against 0.960 (``models/MODEL_CARD.md``).
+    Since the command looks closer at photos of small cards (``closer_look``), it finds more of
+    them surely, and the files gain less: found AP50 0.916 against 0.903 (2026-12-06)."""
     from vision.detector.evaluate import any_name
     from vision.detector.metrics import ImageResult, evaluate
 
@@ -189,7 +191,7 @@ def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
                           "--save-txt", str(tmp_path / "txt")], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     from_files, cut = [], []
-    detector = load_detector(conf=0.25)
+    detector = load_detector(conf=0.25, look_closer=True)  # the command's detector, cut at 0.25
     for stem, (boxes, classes) in truth.items():
         h, w = cv2.imread(str(images / f"{stem}.jpg")).shape[:2]
         rows, xyxy = label_file(tmp_path / "txt" / f"{stem}.txt", w, h)
@@ -200,7 +202,7 @@ def test_the_label_files_keep_the_cards_found_unsurely_for_scoring(tmp_path):
     found_files = evaluate([any_name(r) for r in from_files], 1).map50
     found_cut = evaluate([any_name(r) for r in cut], 1).map50
     assert sum(len(b) for b, _ in truth.values()) > 100
-    assert found_files > found_cut + 0.02, (found_files, found_cut)
+    assert found_files > found_cut + 0.01, (found_files, found_cut)
     assert evaluate(from_files, len(CLASSES)).map50 > evaluate(cut, len(CLASSES)).map50
 
 
@@ -231,7 +233,7 @@ def test_the_label_files_give_an_unsurely_named_card_its_other_likely_names(tmp_
     assert out.returncode == 0, out.stderr
     from vision.calibration import without_markers
 
-    detector, layout = load_detector(conf=0.01), load_layout("royal_family")
+    detector, layout = load_detector(conf=0.01, look_closer=True), load_layout("royal_family")
     scored, others = [], 0
     for i, (image, boxes, classes) in enumerate(frames):
         h, w = image.shape[:2]

@@ -16,6 +16,10 @@ under each of its likeliest names (``--names-per-box``, each at least 0.01 likel
 with the confidence printed, the others with a tenth of theirs: a card named wrongly still
 counts for its right name, lower in the ranking, as Ultralytics' validation scores a box under
 every class it may be.
+
+A photo whose cards come out small at the finder's input (a spread of many cards, a table seen
+from afar) is looked at again with the frame enlarged (``vision/detector/closer_look.py``);
+``--imgsz N`` runs the finder at N alone.
 """
 
 from __future__ import annotations
@@ -57,7 +61,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
                         "else onnx; ultralytics for .pt)")
-    p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
+    p.add_argument("--imgsz", type=int,
+                   help="finder input size alone (default: the size it was exported at, and a closer look "
+                        "at a photo of small cards, vision/detector/closer_look.py)")
     p.add_argument(
         "--layout", default="royal_family",
         help="play mat whose ArUco markers are in view: a box on one is no card (default royal_family)",
@@ -129,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.conf <= 1:
         raise CardrefError(f"--conf: expected a confidence from 0 to 1, got {args.conf}")
     layout = load_layout(args.layout)
-    detector = load_detector(args.model, args.backend, conf=min(args.conf, SCORING_CONF), imgsz=args.imgsz)
+    detector = load_detector(args.model, args.backend, conf=min(args.conf, SCORING_CONF), imgsz=args.imgsz,
+                              look_closer=args.imgsz is None)
     for folder, what in ((args.save, "annotated images"), (args.save_txt, "label files")):
         if folder:
             files.ensure_dir(folder, what)

@@ -53,7 +53,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=BACKENDS,
                    help="runtime (default: openvino for .onnx when installed and the CPU has bfloat16, "
                         "else onnx; ultralytics for .pt)")
-    p.add_argument("--imgsz", type=int, help="finder input size (default: the size it was exported at)")
+    p.add_argument("--imgsz", type=int,
+                   help="finder input size alone (default: the size it was exported at, and a closer look "
+                        "at a photo of small cards, vision/detector/closer_look.py)")
     p.add_argument("--camera", choices=CAMERAS,
                    help="see every picture, held-out and real, as this camera of the replay bench's "
                         "conditions would (vision/synth/conditions.py): dim warm light, defocus blur "
@@ -100,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.names_per_box < 1:
         raise CardrefError(f"--names-per-box: expected 1 or more, got {args.names_per_box}")
-    detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz)
+    detector = load_detector(args.model, args.backend, conf=args.conf, imgsz=args.imgsz,
+                              look_closer=args.imgsz is None)
     report: dict = {"model": str(args.model or "models/cards.onnx"), "backend": args.backend or "default",
                     "imgsz": args.imgsz or "exported", "camera": args.camera or "as filmed"}
     if args.camera:

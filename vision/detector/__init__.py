@@ -50,13 +50,16 @@ def box_view_for(model: Path) -> Path:
 
 
 def load_detector(path: str | Path | None = None, backend: str | None = None, conf: float = 0.25,
-                  iou: float = NMS_IOU, threads: int | None = None, imgsz: int | None = None):
+                  iou: float = NMS_IOU, threads: int | None = None, imgsz: int | None = None,
+                  look_closer: bool = False):
     """The detector for ``path`` (default: the shipped ``models/cards.onnx``). The backend
     follows the file: ``.onnx`` -> ONNX Runtime or OpenVINO, ``.pt`` -> Ultralytics. When the classifier
     ``<stem>_cls.onnx`` lies beside it, the model is a one-class card finder and the classifier
     names each card (design (b)); otherwise the model names the cards itself. An ``.onnx`` runs
     on :func:`default_runtime` unless ``backend`` says otherwise. ``imgsz`` runs
-    a model exported with dynamic shapes (the shipped one) at another input size."""
+    a model exported with dynamic shapes (the shipped one) at another input size;
+    ``look_closer`` looks again larger at a photo of small cards (``closer_look``: for still
+    photos, not for the camera referee's frames)."""
     from vision.detector.model_files import check_model_file
 
     if imgsz is not None and not 32 <= imgsz <= 4096:
@@ -88,4 +91,6 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     runtime = "openvino" if backend == "openvino" else "onnx"
     # A second classifier that names each card from its box (``<stem>_box.onnx``) is fused with it.
     views = [classifier, *(p for p in [box_view_for(p)] if p.exists())]
-    return TwoStageDetector(detector, views, conf=conf, threads=threads, runtime=runtime)
+    two = TwoStageDetector(detector, views, conf=conf, threads=threads, runtime=runtime)
+    two.look_closer = look_closer
+    return two

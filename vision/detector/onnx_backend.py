@@ -146,8 +146,15 @@ class OnnxDetector:
         self.imgsz = side if not self.rect else imgsz or exported_imgsz(self.path, self.run.imgsz_text)
         self.conf, self.iou, self.agnostic = conf, iou, agnostic
 
-    def detect(self, image_bgr: np.ndarray) -> Detections:
-        boxed, box = letterbox(image_bgr, self.imgsz, rect=self.rect)
+    @property
+    def resizable(self) -> bool:
+        """Whether :meth:`detect` can run at another input size (a dynamic-shape model)."""
+        return self.rect
+
+    def detect(self, image_bgr: np.ndarray, imgsz: int | None = None) -> Detections:
+        """The boxes in ``image_bgr``, its long side fitted to ``imgsz`` (default: this
+        detector's) for a dynamic-shape model."""
+        boxed, box = letterbox(image_bgr, imgsz if imgsz and self.rect else self.imgsz, rect=self.rect)
         blob = to_blob(boxed[None])
         return decode(self.run(blob), box, self.conf, self.iou, self.agnostic, image_bgr.shape[:2])
 
@@ -164,8 +171,11 @@ class UltralyticsDetector:
         self.options = dict(conf=conf, iou=iou, agnostic_nms=agnostic, verbose=False)
         if imgsz:
             self.options["imgsz"] = imgsz
+        self.imgsz = imgsz  # None: the size the weights were trained at
+        self.resizable = imgsz is not None
 
-    def detect(self, image_bgr: np.ndarray) -> Detections:
-        r = self.model.predict(image_bgr, **self.options)[0].boxes
+    def detect(self, image_bgr: np.ndarray, imgsz: int | None = None) -> Detections:
+        options = dict(self.options, imgsz=imgsz) if imgsz else self.options
+        r = self.model.predict(image_bgr, **options)[0].boxes
         return Detections(r.xyxy.cpu().numpy().astype(np.float32), r.conf.cpu().numpy().astype(np.float32),
                           r.cls.cpu().numpy().astype(np.int64))

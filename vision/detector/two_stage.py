@@ -14,6 +14,7 @@ import numpy as np
 
 from referee.cards import CLASSES
 from referee.errors import CardrefError
+from vision.detector.closer_look import closer_size
 from vision.detector.crops import CROP_H, CROP_W, crops_batch, to_blob
 from vision.detector.dark_faces import (
     SURELY_FOUND,
@@ -159,7 +160,7 @@ class TwoStageDetector:
 
     def __init__(self, finder, classifiers: str | Path | list[str | Path], conf: float = 0.25,
                  threads: int | None = None, runtime: str = "onnx", index: bool = True):
-        self.finder = finder  # any backend with .detect(image) -> Detections (one class)
+        self.finder = finder  # any backend with .detect(image, imgsz=None) -> Detections (one class)
         paths = [Path(p) for p in (classifiers if isinstance(classifiers, list) else [classifiers])]
         self.views = [CardClassifier(p, threads=threads, runtime=runtime) for p in paths]
         self.refiner = None
@@ -181,6 +182,9 @@ class TwoStageDetector:
                 self.index = IndexReader(reader, threads=threads, runtime=runtime)
         self.conf = conf
         self.read_dark = True  # dark-faced cards read again with their lightness turned over
+        # A photo of small cards looked at again larger (``vision.detector.closer_look``): for
+        # still photos, not the camera referee's frames.
+        self.look_closer = False
 
     def read_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray):
         """For ``boxes``: the card probabilities (the views fused), the probability of a card at
@@ -281,20 +285,36 @@ class TwoStageDetector:
             return none, None
         return hidden, self.wide.rects(image_bgr, np.asarray(boxes)[hidden])
 
-    def found_turned_over(self, image_bgr: np.ndarray, found: Detections) -> tuple[Detections, np.ndarray]:
+    def find(self, image_bgr: np.ndarray) -> tuple[Detections, int | None]:
+        """The finder's boxes, and the input size they were found at when not the finder's own:
+        with ``look_closer``, a frame of small cards is looked at again larger, and the second
+        look's boxes replace the first's."""
+        found = self.finder.detect(image_bgr)
+        side = getattr(self.finder, "imgsz", None)
+        if not (self.look_closer and getattr(self.finder, "resizable", False) and isinstance(side, int)):
+            return found, None
+        size = closer_size(found, image_bgr.shape[:2], side)
+        if size is None:
+            return found, None
+        return self.finder.detect(image_bgr, imgsz=size), size
+
+    def found_turned_over(self, image_bgr: np.ndarray, found: Detections,
+                          size: int | None = None) -> tuple[Detections, np.ndarray]:
         """``found`` and the finder's boxes on the whole frame with its lightness turned over,
         overlapping pairs suppressed, and each kept box's index in ``found`` (-1 for a new one):
         the finder learned light decks, and finds more of a dark deck's cards so (on the
         restyled held-out set, the dark decks' cards found AP50 0.78 -> 0.89,
         ``models/MODEL_CARD.md``)."""
         # Turned over at the finder's own input size: the whole frame at full size took 10 ms.
+        # ``size``: the input size ``found`` was found at, when the finder looked closer.
         h, w = image_bgr.shape[:2]
-        side = getattr(self.finder, "imgsz", None)
+        side = size or getattr(self.finder, "imgsz", None)
         scale = min(1.0, side / max(h, w)) if isinstance(side, int) else 1.0
         small = (cv2.resize(image_bgr, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_LINEAR)
                  if scale < 1 else image_bgr)
         sh, sw = small.shape[:2]
-        more = self.finder.detect(inverted_lightness(small, np.array([[0, 0, sw, sh]], np.float64)))
+        turned = inverted_lightness(small, np.array([[0, 0, sw, sh]], np.float64))
+        more = self.finder.detect(turned, imgsz=size)
         xyxy = np.concatenate([found.xyxy, (more.xyxy / scale).astype(found.xyxy.dtype)])
         confidence = np.concatenate([found.confidence, more.confidence])
         keep = nms(xyxy, confidence, getattr(self.finder, "iou", NMS_IOU))
@@ -302,14 +322,14 @@ class TwoStageDetector:
         return Detections(xyxy[keep], confidence[keep], np.zeros(len(keep), np.int64)), origin
 
     def detect(self, image_bgr: np.ndarray) -> Detections:
-        found = self.finder.detect(image_bgr)
+        found, size = self.find(image_bgr)
         probs, card, corners, dark = self.read(image_bgr, found.xyxy, found.confidence)
         # A frame where no card is surely found may show a dark deck the finder cannot see.
         blind = self.read_dark and self.refiner is not None and none_surely_found(found.confidence, card)
         if dark or blind:
             # The boxes of the first pass keep their reading; the new ones are read as cards of
             # the dark deck the frame shows, or, in a frame where none was surely found, as any.
-            found, origin = self.found_turned_over(image_bgr, found)
+            found, origin = self.found_turned_over(image_bgr, found, size)
             old, new = np.flatnonzero(origin >= 0), np.flatnonzero(origin < 0)
             read = [probs[origin[old]], card[origin[old]], corners[origin[old]]]
             if len(new):
