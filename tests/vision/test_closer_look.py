@@ -105,9 +105,9 @@ def test_detect_looks_closer_unless_told_the_size(far_tables, tmp_path):
     for what, look in (("closer", True), ("fixed", False)):
         from vision.calibration import without_markers
         from vision.commands.detect import SCORING_CONF
-        from vision.detector.detections import with_other_names
+        from vision.detector.detections import label_lines
 
         det = load_detector(conf=SCORING_CONF, look_closer=look).detect(image)
         det = without_markers(det, image, load_layout("royal_family"))  # as cardref detect
-        assert counts[what] == len(with_other_names(det)), what
+        assert counts[what] == len(label_lines(det)), what
     assert counts["closer"] != counts["fixed"]

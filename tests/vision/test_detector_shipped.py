@@ -15,7 +15,7 @@ import pytest
 from referee.cards import CLASSES
 from vision.calibration import detect_markers
 from vision.detector import load_detector, shipped_model
-from vision.detector.detections import BACK_ID, best_overlaps, box_iou, with_other_names
+from vision.detector.detections import BACK_ID, best_overlaps, box_iou, label_lines, with_other_names
 from vision.detector.onnx_backend import letterbox
 from vision.layout import load_layout
 from vision.synth.assets import Art, load_recipe
@@ -152,7 +152,7 @@ def test_detect_command_writes_predictions(frames, tmp_path):
         assert cv2.imread(str(tmp_path / "drawn" / f"frame{i}.jpg")) is not None
         rows = [line.split() for line in (tmp_path / "txt" / f"frame{i}.txt").read_text().splitlines()]
         det = detector.detect(image)
-        named = with_other_names(det)  # each box under its likely names
+        named = label_lines(det)  # each box under its likely names
         assert len(rows) == len(named) > len(det) > 0
         # Printed: the boxes that are a card at least --conf (0.25) surely; the rest are only in the file.
         cards = int(re.search(rf"^frame{i}: (\d+) cards", out.stdout, re.M).group(1))
@@ -217,11 +217,12 @@ def test_the_label_files_give_an_unsurely_named_card_its_other_likely_names(tmp_
     """Held-out tables and close-ups: each face-up card's box is written under its likeliest
     names (at most ``NAMES_PER_BOX``, each at least ``OTHER_NAME_FLOOR`` likely, never the back),
     its first line the name ``cardref detect`` prints, the others at ``OTHER_NAME_WEIGHT`` of
-    their confidence; a box named BACK has one line. Scored from the files, the cards named
+    their confidence (a tenth of that again where a surer line of the name lies on the same card,
+    ``REPEAT_WEIGHT``); a box named BACK has one line. Scored from the files, the cards named
     wrongly but with their right name among the likely ones count, lower in the ranking.
     Measured 2026-12-06 on the held-out set (seed 9001): mAP50 0.855 against 0.805 with one name
     per box (``models/MODEL_CARD.md``)."""
-    from vision.detector.detections import NAMES_PER_BOX, OTHER_NAME_FLOOR, OTHER_NAME_WEIGHT
+    from vision.detector.detections import NAMES_PER_BOX, OTHER_NAME_FLOOR, OTHER_NAME_WEIGHT, REPEAT_WEIGHT
     from vision.detector.metrics import ImageResult, evaluate, likeliest_names
 
     images = tmp_path / "images"
@@ -249,7 +250,10 @@ def test_the_label_files_give_an_unsurely_named_card_its_other_likely_names(tmp_
             assert BACK_ID not in names[1:]
             p = det.class_probs[j, names[1:]]
             assert (p >= OTHER_NAME_FLOOR - 1e-6).all()
-            assert np.allclose(rows[same[1:], 5], OTHER_NAME_WEIGHT * det.presence[j] * p, atol=2e-5)
+            other = OTHER_NAME_WEIGHT * det.presence[j] * p
+            written = rows[same[1:], 5]
+            lowered = np.isclose(written, REPEAT_WEIGHT * other, rtol=1e-4, atol=1e-9)
+            assert (np.isclose(written, other, rtol=1e-4, atol=1e-9) | lowered).all()
             others += len(names) - 1
         scored.append(ImageResult(boxes, classes, xyxy, rows[:, 0].astype(int), rows[:, 5], f"f{i}", first))
     assert others > 10
@@ -257,6 +261,45 @@ def test_the_label_files_give_an_unsurely_named_card_its_other_likely_names(tmp_
     one = evaluate([likeliest_names(r) for r in scored], len(CLASSES)).map50
     assert several > one, (several, one)
 
+
+def test_a_second_box_of_one_name_on_a_card_counts_at_a_tenth():
+    """Held-out game tables (24, 1280 px): in the label lines, of two lines of one face name whose
+    boxes overlap by ``REPEAT_IOU`` or more, the less sure is lowered to ``REPEAT_WEIGHT`` of its
+    confidence (a deck holds one card of a face: the finder boxed it twice); backs and jokers,
+    of which a deck holds several, never are. The tables score higher so. Measured 2026-12-06:
+    mAP50 0.907 against 0.904 here; the held-out set (seed 9001) 0.880 against 0.876."""
+    from vision.detector.detections import JOKER_ID, REPEAT_IOU, REPEAT_WEIGHT
+    from vision.detector.metrics import ImageResult, evaluate
+
+    art = Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml"))
+    layout = load_layout("royal_family")
+    detector = load_detector(conf=0.01, look_closer=True)
+    before, after, lowered = [], [], 0
+    for i in range(24):
+        s = render_sample(art, layout, SEED + 1, i, imgsz=1280, weights={"layout": 1.0})
+        image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
+        labelled = [lb for lb in s.labels if lb.labelled]
+        boxes = np.array([lb.box for lb in labelled], np.float32).reshape(-1, 4)
+        classes = np.array([CLASSES.index(lb.cls) for lb in labelled], np.int64)
+        det = detector.detect(image)
+        named, lines = with_other_names(det), label_lines(det)
+        assert np.array_equal(named.xyxy, lines.xyxy) and np.array_equal(named.class_id, lines.class_id)
+        low = ~np.isclose(lines.confidence, named.confidence)
+        assert np.allclose(lines.confidence[low], REPEAT_WEIGHT * named.confidence[low])
+        assert not np.isin(lines.class_id[low], [BACK_ID, JOKER_ID]).any()
+        iou = box_iou(lines.xyxy, lines.xyxy)
+        same = lines.class_id[:, None] == lines.class_id[None, :]
+        surer = named.confidence[None, :] > named.confidence[:, None]
+        kept_over = same & surer & (iou >= REPEAT_IOU) & ~low[None, :]
+        face = ~np.isin(lines.class_id, [BACK_ID, JOKER_ID])
+        # A face's line is lowered exactly when a surer line of its name, itself not lowered, overlaps it.
+        assert (kept_over.any(axis=1) == low)[face].all()
+        lowered += int(low.sum())
+        first = np.arange(len(named)) < len(det)
+        for scored, d in ((before, named), (after, lines)):
+            scored.append(ImageResult(boxes, classes, d.xyxy, d.class_id, d.confidence, str(i), first))
+    assert lowered > 50 and sum(len(r.gt_boxes) for r in before) > 300
+    assert evaluate(after, len(CLASSES)).map50 > evaluate(before, len(CLASSES)).map50
 
 def test_cards_whose_boxes_overlap_a_neighbours_each_keep_their_own_box():
     """Fans, ribbon spreads and piles of the held-out decks: the box of what shows of a card

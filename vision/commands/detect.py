@@ -15,7 +15,8 @@ found unsurely (covered cards, unusual decks) that are named right (dev photos b
 under each of its likeliest names (``--names-per-box``, each at least 0.01 likely), the first
 with the confidence printed, the others with a tenth of theirs: a card named wrongly still
 counts for its right name, lower in the ranking, as Ultralytics' validation scores a box under
-every class it may be.
+every class it may be. Of two lines of one face name on boxes that overlap by half, the less
+sure is one card boxed twice, and is written at a tenth of its confidence.
 
 A photo whose cards come out small at the finder's input (a spread of many cards, a table seen
 from afar) is looked at again with the frame enlarged (``vision/detector/closer_look.py``);
@@ -121,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.cards import CLASSES
     from vision.calibration import without_markers
     from vision.detector import load_detector
-    from vision.detector.detections import with_other_names
+    from vision.detector.detections import label_lines
     from vision.detector.draw import draw_detections, yolo_txt
     from vision.layout import load_layout
 
@@ -156,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             files.write_bytes(args.save / f"{name}.jpg", encode_jpeg(draw_detections(image, cards)))
         if args.save_txt:
             h, w = image.shape[:2]
-            named = with_other_names(det, args.names_per_box)
+            named = label_lines(det, args.names_per_box)
             files.write_text(args.save_txt / f"{name}.txt", yolo_txt(named, w, h))
     print(f"{count} images analysed" + (f", {len(skipped)} unreadable frames skipped" if skipped else ""))
     return 0

@@ -35,10 +35,12 @@ def draw_detections(image: np.ndarray, detections: Detections, thickness: int = 
 
 
 def yolo_txt(detections: Detections, width: int, height: int) -> str:
-    """Ultralytics predict ``--save-txt`` lines: ``class cx cy w h conf``, normalised."""
+    """Ultralytics predict ``--save-txt`` lines: ``class cx cy w h conf``, normalised. The
+    confidence has six significant digits, as Ultralytics writes it: a box's unlikely other
+    names can be under 0.000005 sure, and a scoring tool ranks them by it."""
     lines = []
     for (x0, y0, x1, y1), cls, conf in zip(detections.xyxy, detections.class_id, detections.confidence,
                                            strict=True):
         cx, cy = (x0 + x1) / 2 / width, (y0 + y1) / 2 / height
-        lines.append(f"{cls} {cx:.6f} {cy:.6f} {(x1 - x0) / width:.6f} {(y1 - y0) / height:.6f} {conf:.5f}")
+        lines.append(f"{cls} {cx:.6f} {cy:.6f} {(x1 - x0) / width:.6f} {(y1 - y0) / height:.6f} {conf:.6g}")
     return "".join(line + "\n" for line in lines)

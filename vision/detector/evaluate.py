@@ -12,7 +12,7 @@ import numpy as np
 from referee import files
 from referee.cards import CLASSES
 from referee.errors import CardrefError
-from vision.detector.detections import NAMES_PER_BOX, with_other_names
+from vision.detector.detections import NAMES_PER_BOX, label_lines
 from vision.detector.metrics import ImageResult, evaluate, likeliest_names
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -91,7 +91,7 @@ def run_detector(detector, samples: list[Sample], camera: str | None = None,
     for s in samples:
         image = read_image(s.image, camera)
         det = detector.detect(image)
-        named = with_other_names(det, names_per_box)
+        named = label_lines(det, names_per_box)
         first = np.arange(len(named)) < len(det)
         results.append(ImageResult(s.boxes, s.classes, named.xyxy, named.class_id, named.confidence,
                                    str(s.image), first))
