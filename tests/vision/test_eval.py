@@ -160,6 +160,27 @@ def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, 
     assert Path(syn["worst_png"]).stat().st_size > 0 and Path(photos["worst_png"]).stat().st_size > 0
 
 
+def test_photos_without_suits_are_scored_by_rank_once(tmp_path):
+    """The shipped sample without its suits.csv: scored by rank alone, the by-rank figure the
+    set's own (evaluated once), each box's likeliest name alone printed beside it, and never
+    under the by-card figure of the same photos."""
+    folder = tmp_path / "ranks"
+    shutil.copytree(REAL, folder)
+    (folder / "suits.csv").unlink()
+    by_card = tmp_path / "cards"
+    for where, out in ((REAL, by_card), (folder, tmp_path / "ranks_eval")):
+        r = cardref("eval", "--skip-synthetic", "--real", str(where), "--out", str(out))
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert "no suits: scored by rank only" in r.stdout
+    assert "each box under its likeliest name only: mAP50" in r.stdout and "by rank: mAP50" in r.stdout
+    ranks = json.loads((tmp_path / "ranks_eval" / "eval.json").read_text())["real"]
+    cards = json.loads((by_card / "eval.json").read_text())["real"]
+    assert ranks["scored_by"] == "rank"
+    assert ranks["by_rank"] == {"mAP50": ranks["mAP50"], "mAP50_95": ranks["mAP50_95"]}
+    assert ranks["by_rank"]["mAP50"] == pytest.approx(cards["by_rank"]["mAP50"], abs=1e-4)
+    assert ranks["mAP50"] >= cards["mAP50"] - 1e-9 and ranks["one_name"]["mAP50"] > 0.5
+
+
 def test_a_set_rendered_before_designs_were_recorded_says_so(holdout_like, tmp_path):
     """A held-out set cached by an older version has no design per card: eval still scores it
     by share in view, and says how to get the figures per design."""
