@@ -1,5 +1,5 @@
 """The closer look (``vision.detector.closer_look``): a photo of small cards is looked at again
-with the frame enlarged; a photo of large cards, and the camera referee's frames, are not."""
+with the frame enlarged; a photo of large cards is not."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from rendered_tables import rendered_tables
 
 from referee.cards import CLASSES
 from vision.detector import load_detector
@@ -17,8 +18,6 @@ from vision.detector.closer_look import CARD_PX, MOST_PX, closer_size, median_ca
 from vision.detector.evaluate import any_name
 from vision.detector.metrics import ImageResult, evaluate
 from vision.layout import load_layout
-from vision.synth.assets import Art, load_recipe
-from vision.synth.render import render_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 779  # not a training seed: training sets use seeds 1 and up, the held-out sets 9001-9004
@@ -28,17 +27,7 @@ SEED = 779  # not a training seed: training sets use seeds 1 and up, the held-ou
 def far_tables() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(image, true boxes, true classes) of 1280-px held-out tables seen whole, as a photo of a
     game's table from above shows them: 20-40 pixel cards at the finder's 416."""
-    art = Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml"))
-    layout = load_layout("royal_family")
-    out = []
-    for i in range(10):
-        s = render_sample(art, layout, SEED, i, imgsz=1280, weights={"layout": 0.5, "scatter": 0.5})
-        image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        labelled = [lb for lb in s.labels if lb.labelled]
-        boxes = np.array([lb.box for lb in labelled], np.float32).reshape(-1, 4)
-        classes = np.array([CLASSES.index(lb.cls) for lb in labelled], np.int64)
-        out.append((image, boxes, classes))
-    return out
+    return rendered_tables(SEED, 10, 1280, {"layout": 0.5, "scatter": 0.5})
 
 
 def scored(detector, tables) -> list[ImageResult]:

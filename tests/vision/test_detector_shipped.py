@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from rendered_tables import rendered_tables
 
 from referee.cards import CLASSES
 from vision.calibration import detect_markers
@@ -28,17 +29,7 @@ SEED = 777  # not a training seed: training sets use seeds 1 and up, the held-ou
 @pytest.fixture(scope="module")
 def frames() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(image, true boxes, true classes) of rendered table views and close-ups, held-out decks."""
-    art = Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml"))
-    layout = load_layout("royal_family")
-    out = []
-    for i in range(8):
-        s = render_sample(art, layout, SEED, i, imgsz=960, weights={"layout": 0.5, "closeup": 0.5})
-        image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        labelled = [lb for lb in s.labels if lb.labelled]
-        boxes = np.array([lb.box for lb in labelled], np.float32).reshape(-1, 4)
-        classes = np.array([CLASSES.index(lb.cls) for lb in labelled], np.int64)
-        out.append((image, boxes, classes))
-    return out
+    return rendered_tables(SEED, 8, 960, {"layout": 0.5, "closeup": 0.5})
 
 
 def label_file(path: Path, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
@@ -271,16 +262,9 @@ def test_a_second_box_of_one_name_on_a_card_counts_at_a_tenth():
     from vision.detector.detections import JOKER_ID, REPEAT_IOU, REPEAT_WEIGHT
     from vision.detector.metrics import ImageResult, evaluate
 
-    art = Art(load_recipe(ROOT / "datasets" / "recipes" / "holdout.yaml"))
-    layout = load_layout("royal_family")
     detector = load_detector(conf=0.01, look_closer=True)
     before, after, lowered = [], [], 0
-    for i in range(24):
-        s = render_sample(art, layout, SEED + 1, i, imgsz=1280, weights={"layout": 1.0})
-        image = cv2.imdecode(np.frombuffer(s.jpeg, np.uint8), cv2.IMREAD_COLOR)
-        labelled = [lb for lb in s.labels if lb.labelled]
-        boxes = np.array([lb.box for lb in labelled], np.float32).reshape(-1, 4)
-        classes = np.array([CLASSES.index(lb.cls) for lb in labelled], np.int64)
+    for i, (image, boxes, classes) in enumerate(rendered_tables(SEED + 1, 24, 1280, {"layout": 1.0})):
         det = detector.detect(image)
         named, lines = with_other_names(det), label_lines(det)
         assert np.array_equal(named.xyxy, lines.xyxy) and np.array_equal(named.class_id, lines.class_id)
