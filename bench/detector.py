@@ -83,8 +83,9 @@ def measure(model: str, backend: str, size: str, frames_path: str, threads: int,
     from vision.detector import load_detector
 
     frames = np.load(frames_path)
-    det = load_detector(model, backend=backend, threads=threads, imgsz=int(size))
-    det.look_closer = closer
+    # An earlier revision's load_detector (--baseline) may not know look_closer: asked only when used.
+    det = load_detector(model, backend=backend, threads=threads, imgsz=int(size),
+                        **({"look_closer": True} if closer else {}))
     det.detect(frames[0])
 
     def one_pass() -> tuple[list[float], list[int]]:

@@ -91,6 +91,5 @@ def load_detector(path: str | Path | None = None, backend: str | None = None, co
     runtime = "openvino" if backend == "openvino" else "onnx"
     # A second classifier that names each card from its box (``<stem>_box.onnx``) is fused with it.
     views = [classifier, *(p for p in [box_view_for(p)] if p.exists())]
-    two = TwoStageDetector(detector, views, conf=conf, threads=threads, runtime=runtime)
-    two.look_closer = look_closer
-    return two
+    return TwoStageDetector(detector, views, conf=conf, threads=threads, runtime=runtime,
+                            look_closer=look_closer)

@@ -162,6 +162,8 @@ class OnnxDetector:
 class UltralyticsDetector:
     """The ``.pt`` weights through Ultralytics and PyTorch (for training-side checks)."""
 
+    resizable = True  # Ultralytics letterboxes to any input size it is given
+
     def __init__(self, path: str | Path, conf: float = 0.25, iou: float = NMS_IOU, agnostic: bool = True,
                  imgsz: int | None = None):
         from vision.detector.model_files import load_yolo
@@ -172,7 +174,6 @@ class UltralyticsDetector:
         if imgsz:
             self.options["imgsz"] = imgsz
         self.imgsz = imgsz  # None: the size the weights were trained at
-        self.resizable = imgsz is not None
 
     def detect(self, image_bgr: np.ndarray, imgsz: int | None = None) -> Detections:
         options = dict(self.options, imgsz=imgsz) if imgsz else self.options

@@ -159,7 +159,8 @@ class TwoStageDetector:
     printed in its corners. Their probabilities are fused (:func:`fuse`)."""
 
     def __init__(self, finder, classifiers: str | Path | list[str | Path], conf: float = 0.25,
-                 threads: int | None = None, runtime: str = "onnx", index: bool = True):
+                 threads: int | None = None, runtime: str = "onnx", index: bool = True,
+                 look_closer: bool = False):
         self.finder = finder  # any backend with .detect(image, imgsz=None) -> Detections (one class)
         paths = [Path(p) for p in (classifiers if isinstance(classifiers, list) else [classifiers])]
         self.views = [CardClassifier(p, threads=threads, runtime=runtime) for p in paths]
@@ -184,7 +185,7 @@ class TwoStageDetector:
         self.read_dark = True  # dark-faced cards read again with their lightness turned over
         # A photo of small cards looked at again larger (``vision.detector.closer_look``): for
         # still photos, not the camera referee's frames.
-        self.look_closer = False
+        self.look_closer = look_closer
 
     def read_boxes(self, image_bgr: np.ndarray, boxes: np.ndarray):
         """For ``boxes``: the card probabilities (the views fused), the probability of a card at
