@@ -37,7 +37,6 @@ class ClassifierConfig(NetworkRecipe):
     suit_swap: float = 0.0  # share of J/Q/K crops whose picture is another suit's court card of its rank
     index_mask: float = 0.0  # share of J/Q/K crops whose two corner indices are blanked
     full_bleed: float = 0.0  # share of J/Q/K crops whose picture is stretched over the whole card
-    single_ended: float = 0.0  # share of J/Q/K crops drawn as one figure filling the card
     keep_start: float = 0.0  # a fine-tune's weights end as this share of the start's plus the rest
     crop: str = "box"  # box: the finder's box cut upright; rectified: the card straightened (geometry.py)
     crop_size: list[int] = field(default_factory=lambda: [CROP_W, CROP_H])  # input (w, h), pixels
@@ -318,30 +317,6 @@ def full_bleed(x, labels: np.ndarray, generator, share: float):
     return x
 
 
-def single_ended(x, labels: np.ndarray, generator, share: float):
-    """Draw a ``share`` of the J, Q and K crops as a single-ended court card: the upper figure
-    (one head with its crown or hat, down to the middle of the card, between the corner
-    indices) stretched over the whole card; half of them keep their corner indices, the others
-    show the picture there. Many patterns print one standing figure and some no rank at all; a
-    classifier that has seen only the double-ended portraits of its training decks names such
-    a card's rank at chance."""
-    import torch
-    import torch.nn.functional as F
-
-    h, w = x.shape[2:]
-    (top, bottom), (left, right) = card_span(h), card_span(w)
-    _, _, cols = picture(h, w)
-    for i in chosen_courts(labels, generator, share):
-        kept = [x[(i, *c)].clone() for c in corners(h, w)]
-        upper = x[i, :, top:h // 2, cols][None]
-        x[i, :, top:bottom, left:right] = F.interpolate(upper, size=(bottom - top, right - left),
-                                                        mode="bilinear", align_corners=False)[0]
-        if bool(torch.rand(1, generator=generator) < 0.5):
-            for c, saved in zip(corners(h, w), kept, strict=True):
-                x[(i, *c)] = saved
-    return x
-
-
 def _blob(crops: np.ndarray):
     import torch
 
@@ -392,7 +367,6 @@ def train_classifier(cfg: ClassifierConfig, datasets: list[Path], out: Path, sta
         x = swap_courts(_blob(x_train[idx]), y_train[idx], gen, cfg.court_swap)
         x = swap_courts(x, y_train[idx], gen, cfg.suit_swap, keep="rank")
         x = full_bleed(x, y_train[idx], gen, cfg.full_bleed)
-        x = single_ended(x, y_train[idx], gen, cfg.single_ended)
         x = mask_indices(x, y_train[idx], gen, cfg.index_mask)
         x = augment(x, gen, cfg.grey, cfg.invert, cfg.defocus)
         return loss_fn(net(x.to(device)), torch.from_numpy(y_train[idx]).to(device))
