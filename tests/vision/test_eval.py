@@ -157,6 +157,16 @@ def test_eval_command_prints_both_test_sets_and_writes_the_report(holdout_like, 
     assert photos["corners"]["median_iou"] > 0.8 and "corners on the true boxes" in r.stdout
     for name in syn["by_design"]:
         assert f"  {name} (" in r.stdout
+    # The court cards' recall, printed for both sets: the mean over the J, Q and K classes each
+    # set holds, rank by rank beside it.
+    for part in (syn, photos):
+        recall = part["recall50_per_class"]
+        courts = {k: v for k, v in recall.items() if k[:-1] in ("J", "Q", "K") and k != "JK"}
+        mean = np.mean(list(courts.values()))
+        assert courts and part["court_recall50"]["mean"] == pytest.approx(mean, abs=2e-3)
+        assert part["court_recall50"]["K"] == pytest.approx(
+            np.mean([v for k, v in courts.items() if k[:-1] == "K"]), abs=2e-3)
+    assert r.stdout.count("court cards, mean recall@0.5") == 2
     assert Path(syn["worst_png"]).stat().st_size > 0 and Path(photos["worst_png"]).stat().st_size > 0
 
 

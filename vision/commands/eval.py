@@ -165,6 +165,10 @@ def run(args: argparse.Namespace) -> int:
         if "recall50_per_class" in report.get(part, {}):
             print(f"{part}: recall@0.5 per class: " + " ".join(
                 f"{k}={v:.2f}" for k, v in report[part]["recall50_per_class"].items()))
+            court = report[part].get("court_recall50")
+            if court:
+                print(f"{part}: court cards, mean recall@0.5 {court['mean']:.3f} (" + ", ".join(
+                    f"{r} {v:.3f}" for r, v in court.items() if r != "mean") + ")")
             print(f"{part}: costliest confusions: " + ", ".join(
                 f"{c['true']}->{c['predicted']} x{c['count']}" for c in report[part]["confusions"]))
     write_json(args.out / "eval.json", report)

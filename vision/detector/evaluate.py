@@ -238,15 +238,32 @@ def summary(results: list[ImageResult], names: list[str], top: int = 10) -> dict
     ev = evaluate(results, len(names))
     one = evaluate([likeliest_names(r) for r in results], len(names))
     confusions = sorted(one.confusion.items(), key=lambda kv: -kv[1])[:top]
+    recall = {names[c]: float(r) for c, r in enumerate(one.recall50) if np.isfinite(r)}
     return {
         "mAP50": round(ev.map50, 4),
         "mAP50_95": round(ev.map50_95, 4),
         "one_name": {"mAP50": round(one.map50, 4), "mAP50_95": round(one.map50_95, 4)},
-        "recall50_per_class": {names[c]: round(float(r), 3) for c, r in enumerate(one.recall50)
-                               if np.isfinite(r)},
+        "recall50_per_class": {name: round(r, 3) for name, r in recall.items()},
+        "court_recall50": court_recall(recall),
         "confusions": [{"true": names[t], "predicted": names[p], "count": n} for (t, p), n in confusions],
         "instances": int(ev.gt_counts.sum()),
     }
+
+
+COURT_RANKS = ("J", "Q", "K")
+
+
+def court_recall(recall: dict[str, float]) -> dict[str, float]:
+    """The recall of the court cards (J, Q and K of the four suits), rank by rank and their
+    mean over the court classes the set holds: their pictures change most from deck to deck,
+    so a design never trained on is named worst there. Empty when the set holds none."""
+    by_rank = {r: [v for name, v in recall.items() if name[:-1] == r and name != "JK"] for r in COURT_RANKS}
+    every = [v for values in by_rank.values() for v in values]
+    if not every:
+        return {}
+    out = {r: round(float(np.mean(v)), 3) for r, v in by_rank.items() if v}
+    out["mean"] = round(float(np.mean(every)), 3)
+    return out
 
 
 def write_json(path: Path, data: dict) -> None:
