@@ -189,6 +189,9 @@ def test_photos_without_suits_are_scored_by_rank_once(tmp_path):
     assert ranks["by_rank"] == {"mAP50": ranks["mAP50"], "mAP50_95": ranks["mAP50_95"]}
     assert ranks["by_rank"]["mAP50"] == pytest.approx(cards["by_rank"]["mAP50"], abs=1e-4)
     assert ranks["mAP50"] >= cards["mAP50"] - 1e-9 and ranks["one_name"]["mAP50"] > 0.5
+    # The court cards' recall by rank alone: the J, Q and K classes of a set without suits.
+    assert set(ranks["court_recall50"]) == {"J", "Q", "K", "mean"}
+    assert ranks["court_recall50"]["Q"] == pytest.approx(ranks["recall50_per_class"]["Q"], abs=1e-3)
 
 
 def test_a_set_rendered_before_designs_were_recorded_says_so(holdout_like, tmp_path):

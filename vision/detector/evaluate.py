@@ -254,10 +254,12 @@ COURT_RANKS = ("J", "Q", "K")
 
 
 def court_recall(recall: dict[str, float]) -> dict[str, float]:
-    """The recall of the court cards (J, Q and K of the four suits), rank by rank and their
-    mean over the court classes the set holds: their pictures change most from deck to deck,
-    so a design never trained on is named worst there. Empty when the set holds none."""
-    by_rank = {r: [v for name, v in recall.items() if name[:-1] == r and name != "JK"] for r in COURT_RANKS}
+    """The recall of the court cards (J, Q and K of the four suits, or the ranks alone in a set
+    scored by rank), rank by rank and their mean over the court classes the set holds: their
+    pictures change most from deck to deck, so a design never trained on is named worst there.
+    Empty when the set holds none."""
+    by_rank = {r: [v for name, v in recall.items() if name != "JK" and r in (name, name[:-1])]
+               for r in COURT_RANKS}
     every = [v for values in by_rank.values() for v in values]
     if not every:
         return {}
