@@ -32,60 +32,8 @@ class IndexConfig(NetworkRecipe):
     label_smoothing: float = 0.05
     styled: float = 0.0  # share of the training decks' faces printed as unusual decks
     defocus: float = 0.0  # share of patches seen through a lens out of focus
-    scene_cards: int = 0  # cards whole in view cut from the rendered --data sets, two corners each
 
     WHAT = "index reader config"
-
-
-# A rendered card narrower than this (pixels) shows an index of a few pixels: often a smudge
-# whose name the reader should not learn to guess.
-SCENE_SHORT_PX = 45
-
-
-def short_side(quad: np.ndarray) -> float:
-    return float(min(np.linalg.norm(quad - np.roll(quad, 1, axis=0), axis=1)))
-
-
-def scene_patches(datasets: list[Path], cards: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Both printed corners of up to ``cards`` face cards whole in view (``SCENE_SHORT_PX`` wide
-    or more) in the train split of
-    rendered ``datasets``, at their true corners moved, turned and scaled as the corner refiner
-    errs, RGB as the generated patches are, with their rank and suit: corners as the renderer
-    draws a table (its light, blur, perspective and compression), which the generated patches
-    only imitate."""
-    import cv2
-
-    from referee.cards import CLASSES
-    from vision.detector.classifier_train import jitter_rects
-    from vision.detector.evaluate import read_yolo_dataset
-    from vision.detector.geometry import rects_from_quads
-    from vision.synth.indices import both_corners, cut_patches
-
-    rng = np.random.default_rng(seed)
-    picked = []
-    for root in datasets:
-        for s in read_yolo_dataset(root, "train"):
-            for i, c in enumerate(s.cards or []):
-                name = CLASSES[int(s.classes[i])]
-                quad = np.asarray(c["quad"], np.float64)
-                whole = c.get("visible", 0) >= 0.99 and short_side(quad) >= SCENE_SHORT_PX
-                if whole and name not in ("JK", "BACK"):
-                    picked.append((s.image, quad, name))
-    order = rng.permutation(len(picked))[:cards]
-    by_image: dict[Path, list] = {}
-    for k in sorted(order):
-        by_image.setdefault(picked[k][0], []).append(picked[k][1:])
-    images, ranks, suits = [], [], []
-    for path, chosen in by_image.items():
-        image = cv2.imread(str(path))
-        rects = jitter_rects(rng, rects_from_quads(np.stack([q for q, _ in chosen])), 0.03, 4.0, 0.05)
-        images.append(cut_patches(image, both_corners(rects.quads()))[..., ::-1])
-        for _, name in chosen:
-            ranks += [RANK_CLASSES.index(name[:-1])] * 2
-            suits += [SUIT_CLASSES.index(name[-1])] * 2
-    if not images:
-        return np.zeros((0, PATCH_H, PATCH_W, 3), np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    return np.concatenate(images), np.array(ranks, np.int64), np.array(suits, np.int64)
 
 
 def split_logits(logits):
@@ -134,10 +82,6 @@ def train_index(cfg: IndexConfig, datasets: list[Path] | None, out: Path, start_
     t0 = time.time()
     x_train, r_train, s_train = make_patches(cfg.patches, cfg.seed, styled=cfg.styled, defocus=cfg.defocus)
     x_val, r_val, s_val = make_patches(cfg.val_patches, cfg.seed + 1, styled=cfg.styled, defocus=cfg.defocus)
-    if cfg.scene_cards and datasets:
-        x, r, s = scene_patches(datasets, cfg.scene_cards, cfg.seed)
-        x_train, r_train, s_train = (np.concatenate(a) for a in ((x_train, x), (r_train, r), (s_train, s)))
-        log(f"index: {len(x)} patches cut from the rendered tables of {', '.join(map(str, datasets))}")
     log(f"index: {len(x_train)} train patches, {len(x_val)} val patches ({time.time() - t0:.0f} s)")
     net = build_net(cfg.width, classes=N_RANK + N_SUIT, standardize=True)
     if start_from is not None:
