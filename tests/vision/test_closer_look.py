@@ -81,6 +81,10 @@ def test_a_photo_of_large_cards_is_left_as_found():
 def test_detect_looks_closer_unless_told_the_size(far_tables, tmp_path):
     """``cardref detect`` looks closer at its photos; with ``--imgsz`` it runs the finder at that
     size alone, as it did before."""
+    from vision.calibration import without_markers
+    from vision.commands.detect import SCORING_CONF
+    from vision.detector.detections import label_lines
+
     image = far_tables[0][0]
     photo = tmp_path / "table.png"
     cv2.imwrite(str(photo), image)
@@ -92,10 +96,6 @@ def test_detect_looks_closer_unless_told_the_size(far_tables, tmp_path):
         assert out.returncode == 0, out.stderr
         counts[what] = len((tmp_path / what / "table.txt").read_text().splitlines())
     for what, look in (("closer", True), ("fixed", False)):
-        from vision.calibration import without_markers
-        from vision.commands.detect import SCORING_CONF
-        from vision.detector.detections import label_lines
-
         det = load_detector(conf=SCORING_CONF, look_closer=look).detect(image)
         det = without_markers(det, image, load_layout("royal_family"))  # as cardref detect
         assert counts[what] == len(label_lines(det)), what

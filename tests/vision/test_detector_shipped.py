@@ -285,6 +285,7 @@ def test_a_second_box_of_one_name_on_a_card_counts_at_a_tenth():
     assert lowered > 50 and sum(len(r.gt_boxes) for r in before) > 300
     assert evaluate(after, len(CLASSES)).map50 > evaluate(before, len(CLASSES)).map50
 
+
 def test_cards_whose_boxes_overlap_a_neighbours_each_keep_their_own_box():
     """Fans, ribbon spreads and piles of the held-out decks: the box of what shows of a card
     overlaps its neighbour's, and the finder's non-maximum suppression must not take one for a

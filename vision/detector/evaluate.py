@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from referee import files
-from referee.cards import CLASSES
+from referee.cards import CLASSES, FACE_RANKS
 from referee.errors import CardrefError
 from vision.detector.detections import NAMES_PER_BOX, label_lines
 from vision.detector.metrics import ImageResult, evaluate, likeliest_names
@@ -250,16 +250,13 @@ def summary(results: list[ImageResult], names: list[str], top: int = 10) -> dict
     }
 
 
-COURT_RANKS = ("J", "Q", "K")
-
-
 def court_recall(recall: dict[str, float]) -> dict[str, float]:
     """The recall of the court cards (J, Q and K of the four suits, or the ranks alone in a set
     scored by rank), rank by rank and their mean over the court classes the set holds: their
     pictures change most from deck to deck, so a design never trained on is named worst there.
     Empty when the set holds none."""
     by_rank = {r: [v for name, v in recall.items() if name != "JK" and r in (name, name[:-1])]
-               for r in COURT_RANKS}
+               for r in FACE_RANKS}
     every = [v for values in by_rank.values() for v in values]
     if not every:
         return {}
