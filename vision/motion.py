@@ -36,6 +36,16 @@ PARTIAL_AFTER_S = 1.0  # something moving over the table this long: read the par
 # Dukes Up! discard lost so). Where the camera is calibrated, a change of this share of one
 # card's thumbnail area is worth reading too.
 CARD_CHANGE = 0.2
+# A lamp that flickers or a webcam's exposure that hunts brightens and darkens the whole frame
+# at once: every pixel moves, and with a light pulsing by a quarter a few times a second the
+# table never looked still (a rendered game: no read in 52 s). Two thumbnails are compared at
+# the same light: the older one is scaled by the ratio of their mean grey levels over the
+# table (a median, in whole grey levels, is off by a few per cent on a dark felt, enough to move
+# a card's edges past the delta). The scaling is not exact (a compressed video's edges, the
+# clipped whites), so a pixel must then change by that much more, in proportion to the light's
+# change. A ratio within LIGHT_STEADY of 1 is the same light, and nothing is scaled: a card
+# laid or a hand moving shifts the mean by less.
+LIGHT_STEADY = 0.02
 
 
 def thumbnail_mask(corners_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -102,8 +112,10 @@ class SettleDetector:
         a: np.ndarray, b: np.ndarray, delta: float = PIXEL_DELTA, region: np.ndarray | None = None
     ) -> float:
         """The share of the thumbnail's pixels that changed by over ``delta`` (counting only
-        those in ``region``, if given: the thresholds stay shares of the whole thumbnail)."""
-        moved = cv2.absdiff(a, b) > delta
+        those in ``region``, if given: the thresholds stay shares of the whole thumbnail),
+        ``b`` taken at ``a``'s light (:func:`same_light`)."""
+        lit, slack = same_light(b, a, region)
+        moved = cv2.absdiff(a, lit) > delta + slack
         if region is not None and region.shape == moved.shape:
             moved &= region
         return float(np.count_nonzero(moved)) / a.size
@@ -130,7 +142,8 @@ class SettleDetector:
         if self.moved_at is None or self.moved_at.shape != small.shape:
             self.moved_at = np.full(small.shape, -np.inf, np.float32)
         if self.previous is not None and self.previous.shape == small.shape:
-            self.moved_at[cv2.absdiff(small, self.previous) > delta] = t
+            lit, slack = same_light(self.previous, small, self.region)
+            self.moved_at[cv2.absdiff(small, lit) > delta + slack] = t
         self.previous = small
         self.recent.append(motion)
         moving = max(self.recent) > self.motion_threshold
@@ -164,3 +177,19 @@ class SettleDetector:
     def force_read(self) -> None:
         """Read again at the next settled frame (after a desync or a reconnected camera)."""
         self.reference = None
+
+
+def same_light(b: np.ndarray, a: np.ndarray, region: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Thumbnail ``b`` as it would look in thumbnail ``a``'s light, and the grey levels that
+    scaling leaves uncertain: ``b`` scaled by the ratio of their mean grey levels (over
+    ``region``, the table, when given), with a slack of that ratio's distance from 1 times
+    ``a``'s bright end (its 99th percentile: a card's paper); ``b`` itself and no slack when the
+    light is the same (:data:`LIGHT_STEADY`) or either is black."""
+    if b.shape != a.shape:
+        return b, 0.0
+    inside = region is not None and region.shape == a.shape and region.any()
+    va, vb = (x[region] if inside else x for x in (a, b))
+    ma, mb = float(np.mean(va)), float(np.mean(vb))
+    if ma < 1 or mb < 1 or abs(ma / mb - 1) <= LIGHT_STEADY:
+        return b, 0.0
+    return cv2.convertScaleAbs(b, alpha=ma / mb), abs(ma / mb - 1) * float(np.percentile(va, 99))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from run_cardref import cardref, replay
@@ -115,6 +116,40 @@ def test_a_knock_with_the_markers_out_of_sight_is_told_by_the_cards(game_video, 
     assert moves == [o for o in truth if o.get("type", "move") == "move"]
 
 
+def test_a_light_that_pulses_every_few_frames_still_lets_the_table_settle(game_video, tmp_path):
+    """The light swings by a quarter four times a second: every pixel changes from frame to
+    frame, yet the table is read once each move settles (the thumbnails are compared at the
+    same light) and no observation is lost."""
+    filmed, out, events = replay_of(game_video, tmp_path, "flicker")
+    moves = sum(1 for o in read_jsonl(filmed / "observations.jsonl") if o.get("type", "move") == "move")
+    reads = [e for e in events if e["kind"] == "read"]
+    assert moves <= len(reads) <= 3 * moves, len(reads)
+    assert not [e for e in events if e["kind"] == "desync"]
+    score = score_replay(filmed, out)
+    assert score.recovered == 1.0 and score.wrong_scored == [], score
+
+
+def test_the_same_table_in_another_light_has_not_changed():
+    """Thumbnails of one still table lit a fifth brighter count no changed pixel, and neither
+    does the darker one; a card laid on the table still does, in either light."""
+    from vision.motion import LIGHT_STEADY, SettleDetector, same_light
+
+    rng = np.random.default_rng(5)
+    table = np.full((90, 160), 40, np.uint8)
+    table[20:50, 30:50] = 230  # a card's paper
+    table = np.clip(table + rng.normal(0, 2, table.shape), 0, 255).astype(np.uint8)
+    brighter = cv2.convertScaleAbs(table, alpha=1.2)
+    assert SettleDetector.changed(brighter, table) == 0 == SettleDetector.changed(table, brighter)
+    assert SettleDetector.changed(brighter, table, 5.0) == 0
+    laid = brighter.copy()
+    laid[20:50, 90:110] = 255
+    assert SettleDetector.changed(laid, table) > 0.03
+    # A light steadier than LIGHT_STEADY is the same light: nothing is scaled.
+    steady = cv2.convertScaleAbs(table, alpha=1 + LIGHT_STEADY / 2)
+    same, slack = same_light(table, steady)
+    assert same is table and slack == 0.0
+
+
 def test_dropped_frames_come_in_short_bursts_a_fifth_of_them():
     """The ``drop`` condition's frames: about a fifth of a game's, in bursts of 3 to 12, each
     shorter than the quiet time the camera waits for (a stall never hides a whole move)."""
@@ -129,7 +164,6 @@ def test_dropped_frames_come_in_short_bursts_a_fifth_of_them():
 def test_each_camera_films_every_frame_and_a_640x360_camera_a_smaller_video(game_video, tmp_path):
     """The cameras of ``cardref eval --camera`` film the bench's videos too: every frame kept,
     its time and labels with it; the 640x360 camera's video is that size, its boxes scaled."""
-    import cv2
 
     def frames_and_size(video):
         cap = cv2.VideoCapture(str(video))

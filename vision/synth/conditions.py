@@ -23,7 +23,10 @@ only what the camera sees changes:
 - ``drop``: a busy machine or a stalling USB camera: 20 % of the frames, in bursts of 3-12
   (0.1-0.4 s), never arrive; as a recording of such a camera does, the video repeats the
   last frame delivered, so the table looks still where it was not (a burst never outlasts
-  the pipeline's quiet time, as a real stall would not hide a whole move).
+  the pipeline's quiet time, as a real stall would not hide a whole move);
+- ``flicker``: a light that pulses (a strip light beating with the camera's frame rate, or a
+  webcam's exposure hunting): every frame's brightness scaled by 1 + 0.25 sin(2 pi 4.3 t), so
+  that no two frames in a row are lit alike.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import numpy as np
 from referee.errors import CardrefError
 from vision.layout import load_layout
 
-CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop")
+CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop", "flicker")
 # The conditions that change each picture alone (cardref eval --camera).
 CAMERAS = ("dim", "blur", "noise", "lowres")
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
@@ -51,6 +54,7 @@ BLUR_SIGMA = 2.5  # px at 1280 wide, scaled with the frame
 NOISE_SIGMA, NOISE_JPEG = 8.0, 25
 LOWRES = (640, 360)
 DROP_SHARE, DROP_BURST = 0.2, (3, 12)  # frames lost, and frames per burst
+FLICKER_DEPTH, FLICKER_HZ = 0.25, 4.3  # the light's swing either way, and its pulses a second
 
 
 def _arm(image: np.ndarray, base: tuple[float, float], tip: tuple[float, float], width: float) -> None:
@@ -228,6 +232,9 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
             elif condition == "drop":
                 image = last if index in dropped and last is not None else image
                 last = image
+            elif condition == "flicker":
+                light = 1 + FLICKER_DEPTH * np.sin(2 * np.pi * FLICKER_HZ * t)
+                image = cv2.convertScaleAbs(image, alpha=light)
             writer.write(image)
             index += 1
     finally:
