@@ -133,12 +133,12 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
     corners = np.stack([boxes[:, [0, 1]], boxes[:, [2, 1]], boxes[:, [2, 3]], boxes[:, [0, 3]]], axis=1)
     on_table = calibration.to_table(corners.reshape(-1, 2)).reshape(-1, 4, 2)
     extent = on_table.max(axis=1) - on_table.min(axis=1)
+    crosswise = lying_crosswise(detections, calibration, extent)
     seen = []
     for i, (x, y) in enumerate(centres):
         if on_marker(layout, x, y):
             continue
-        landscape = extent[i, 0] > 1.15 * extent[i, 1]
-        zone = zone_for(layout, x, y, landscape)
+        zone = zone_for(layout, x, y, bool(crosswise[i]))
         name = CLASSES[int(detections.class_id[i])]
         z = None if zone is None else layout.zones[zone]
         if z is not None and z.face == "up" and not z.backs:
@@ -149,6 +149,31 @@ def place(detections: Detections, calibration: Calibration, layout: Layout) -> l
         probs = None if detections.class_probs is None else detections.class_probs[i]
         seen.append(SeenCard(name, zone, (float(x), float(y)), float(detections.confidence[i]), probs))
     return seen
+
+
+# A box this much wider than tall on the table (or taller than wide) shows which way its card
+# lies; between the two, the card is turned near 45 degrees to the table or the camera.
+CROSSWISE = 1.15
+
+
+def lying_crosswise(detections: Detections, calibration: Calibration, extent: np.ndarray) -> np.ndarray:
+    """(n,) bool: which cards lie with their long side along the table's x (a hit laid across
+    a fortification). From the box's extent on the table (``extent``: (n, 2) cm) when it is
+    plainly wider or taller; otherwise from the card's corners (the refiner's), whose long side
+    says which way it lies. A box is axis-aligned in the picture: a camera turned by 12 degrees
+    to the mat, or a card laid at a slant, makes a crosswise card's box near square on the
+    table (a rendered game filmed turned so: its hit on the spades fortification read as a
+    fortification card, three observations lost)."""
+    ratio = extent[:, 0] / np.maximum(extent[:, 1], 1e-9)
+    crosswise = ratio > CROSSWISE
+    unsure = (ratio >= 1 / CROSSWISE) & ~crosswise
+    if detections.corners is None or not unsure.any():
+        return crosswise
+    pts = detections.corners[unsure].reshape(-1, 2).astype(np.float64)
+    quad = calibration.to_table(pts).reshape(-1, 4, 2)
+    along = (quad[:, 2] + quad[:, 3] - quad[:, 0] - quad[:, 1]) / 2  # top edge to bottom edge
+    crosswise[unsure] = np.abs(along[:, 0]) > np.abs(along[:, 1])
+    return crosswise
 
 
 def outline(detections: Detections, i: int) -> bool:

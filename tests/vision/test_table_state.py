@@ -288,3 +288,26 @@ def test_a_card_laid_on_a_pile_over_a_card_like_it_is_read(art, tmp_path):
     assert calibrated[0] < 30 and 45 < calibrated[1] < 75 and calibrated[2] > 90
     share_only = settled_reads(frames, None, tmp_path / "pile.mp4")
     assert len(share_only) < 3, share_only
+
+
+@pytest.mark.parametrize("seed,yaw", [(5, 12), (6, 30), (7, 192)])
+def test_hits_laid_across_land_in_their_zone_with_the_camera_turned(art, seed, yaw):
+    """A camera turned to the mat makes a hit's axis-aligned box near square on the table;
+    the card's corners (the refiner's) tell which way it lies. Every hit laid across a
+    fortification lands in the across zone, and the fortifications under them stay."""
+    camera, labels = [], []
+    for s in range(seed, seed + 40):  # a layout with a hit laid across a fortification
+        camera, labels = rendered_layout(art, s, yaw)
+        if any(LAYOUT.zones[lb.zone].kind == "across" for lb in labels):
+            break
+    cal = Calibration(camera.homography(), (1280, 960), "markers", 0.0)
+    boxes = as_detections(labels)
+    quads = np.array([lb.quad for lb in labels], np.float32).reshape(-1, 4, 2)
+    found = Detections(boxes.xyxy, boxes.confidence, boxes.class_id, corners=quads)
+    seen = place(found, cal, LAYOUT)
+    assert len(seen) == len(labels)
+    across = [(s.zone, lb.zone) for s, lb in zip(seen, labels, strict=True)
+              if LAYOUT.zones[lb.zone].kind == "across" or LAYOUT.zones[s.zone].kind == "across"]
+    assert across and all(got == true for got, true in across), across
+    right = sum(s.zone == lb.zone for s, lb in zip(seen, labels, strict=True))
+    assert right / len(labels) >= 0.95
