@@ -46,6 +46,17 @@ CARD_CHANGE = 0.2
 # change. A ratio within LIGHT_STEADY of 1 is the same light, and nothing is scaled: a card
 # laid or a hand moving shifts the mean by less.
 LIGHT_STEADY = 0.02
+# A camera that shakes (a gooseneck mount, a table leant on) moves the whole picture by a pixel
+# or two from frame to frame: every card edge changes, and a camera jittering by 1 px (720p)
+# kept a rendered game from ever settling (0 of 24 observations). When two thumbnails differ,
+# the older is moved onto the newer by their shift (phase correlation), if it is more than
+# SHAKE_STEADY and less than SHAKE_MAX thumbnail pixels (0.8 and 24 px of a 720p frame), and
+# kept so if that leaves at most SHAKE_EXPLAINS of the changed pixels (``moved_pixels``): a
+# steady camera's thumbnails are compared as they are, a hand's motion is not shifted away,
+# and a knock far larger than a shake is seen as motion (and then as the drift it is).
+SHAKE_STEADY, SHAKE_MAX = 0.1, 3.0
+SHAKE_SLACK = 0.3  # thumbnail pixels: how far off the shift found may be
+SHAKE_EXPLAINS = 0.25  # a shake undone leaves at most this share of the changed pixels
 
 
 def thumbnail_mask(corners_px: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -113,9 +124,8 @@ class SettleDetector:
     ) -> float:
         """The share of the thumbnail's pixels that changed by over ``delta`` (counting only
         those in ``region``, if given: the thresholds stay shares of the whole thumbnail),
-        ``b`` taken at ``a``'s light (:func:`same_light`)."""
-        lit, slack = same_light(b, a, region)
-        moved = cv2.absdiff(a, lit) > delta + slack
+        ``b`` taken as ``a``'s camera saw it (:func:`moved_pixels`)."""
+        moved = moved_pixels(a, b, delta, region)
         if region is not None and region.shape == moved.shape:
             moved &= region
         return float(np.count_nonzero(moved)) / a.size
@@ -142,8 +152,7 @@ class SettleDetector:
         if self.moved_at is None or self.moved_at.shape != small.shape:
             self.moved_at = np.full(small.shape, -np.inf, np.float32)
         if self.previous is not None and self.previous.shape == small.shape:
-            lit, slack = same_light(self.previous, small, self.region)
-            self.moved_at[cv2.absdiff(small, lit) > delta + slack] = t
+            self.moved_at[moved_pixels(small, self.previous, delta, self.region)] = t
         self.previous = small
         self.recent.append(motion)
         moving = max(self.recent) > self.motion_threshold
@@ -193,3 +202,56 @@ def same_light(b: np.ndarray, a: np.ndarray, region: np.ndarray | None = None) -
     if ma < 1 or mb < 1 or abs(ma / mb - 1) <= LIGHT_STEADY:
         return b, 0.0
     return cv2.convertScaleAbs(b, alpha=ma / mb), abs(ma / mb - 1) * float(np.percentile(va, 99))
+
+
+def shaken(b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray | float]:
+    """Thumbnail ``b`` moved onto thumbnail ``a`` by the whole picture's shift between them (a
+    shaking camera's), when that shift is a shake (:data:`SHAKE_STEADY`, :data:`SHAKE_MAX`),
+    with the grey levels the move leaves uncertain at each pixel: an edge's slope times
+    :data:`SHAKE_SLACK` (the shift is found to a fraction of a pixel, and moving a picture by a
+    fraction of a pixel softens its edges); else ``b`` itself, and no slack."""
+    if b.shape != a.shape or min(a.shape) < 8:
+        return b, 0.0
+    (dx, dy), _ = cv2.phaseCorrelate(b.astype(np.float32), a.astype(np.float32), _window(a.shape))
+    if not SHAKE_STEADY < float(np.hypot(dx, dy)) < SHAKE_MAX:
+        return b, 0.0
+    move = np.float32([[1, 0, dx], [0, 1, dy]])
+    size = (b.shape[1], b.shape[0])
+    moved = cv2.warpAffine(b, move, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gx, gy = (cv2.Sobel(moved, cv2.CV_32F, dx, dy, ksize=3) for dx, dy in ((1, 0), (0, 1)))
+    slope = cv2.magnitude(gx, gy)
+    return moved, slope * (SHAKE_SLACK / 8)  # a 3x3 Sobel weighs a slope eightfold
+
+
+def moved_pixels(a: np.ndarray, b: np.ndarray, delta: float, region: np.ndarray | None = None) -> np.ndarray:
+    """(h, w) bool: the pixels of thumbnail ``a`` that differ from thumbnail ``b`` by over
+    ``delta`` grey levels, ``b`` taken in ``a``'s light (:func:`same_light`) and, when that
+    explains most of the difference, moved by the camera's shake (:func:`shaken`): the
+    pixels a shake changes are the edges of everything, and they mostly agree once it is
+    undone; a hand or a card moving changes pixels that no shift of the whole picture matches
+    (an arm moving pulls the picture's shift found to half a pixel, and moved so, a card laid
+    under it was no longer seen)."""
+    lit, light = same_light(b, a, region)
+    moved = cv2.absdiff(a, lit) > delta + light
+    inside = region if region is not None and region.shape == moved.shape else None
+    count = np.count_nonzero(moved if inside is None else moved & inside)
+    if not count:
+        return moved
+    steady, shake = shaken(lit, a)
+    if steady is lit:
+        return moved
+    after = cv2.absdiff(a, steady) > delta + light + shake
+    if np.count_nonzero(after if inside is None else after & inside) <= SHAKE_EXPLAINS * count:
+        return after
+    return moved
+
+
+_WINDOWS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _window(shape: tuple[int, ...]) -> np.ndarray:
+    """The Hanning window phase correlation weighs a thumbnail of this shape by (made once)."""
+    key = (int(shape[0]), int(shape[1]))
+    if key not in _WINDOWS:
+        _WINDOWS[key] = cv2.createHanningWindow((key[1], key[0]), cv2.CV_32F)
+    return _WINDOWS[key]

@@ -26,7 +26,9 @@ only what the camera sees changes:
   the pipeline's quiet time, as a real stall would not hide a whole move);
 - ``flicker``: a light that pulses (a strip light beating with the camera's frame rate, or a
   webcam's exposure hunting): every frame's brightness scaled by 1 + 0.25 sin(2 pi 4.3 t), so
-  that no two frames in a row are lit alike.
+  that no two frames in a row are lit alike;
+- ``shake``: a camera on a mount that trembles (a gooseneck, a table leant on): every frame
+  moved by its own random shift of about a pixel (1 px standard deviation each way at 720p).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ import numpy as np
 from referee.errors import CardrefError
 from vision.layout import load_layout
 
-CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop", "flicker")
+CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop", "flicker", "shake")
 # The conditions that change each picture alone (cardref eval --camera).
 CAMERAS = ("dim", "blur", "noise", "lowres")
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
@@ -55,6 +57,7 @@ NOISE_SIGMA, NOISE_JPEG = 8.0, 25
 LOWRES = (640, 360)
 DROP_SHARE, DROP_BURST = 0.2, (3, 12)  # frames lost, and frames per burst
 FLICKER_DEPTH, FLICKER_HZ = 0.25, 4.3  # the light's swing either way, and its pulses a second
+SHAKE_PX = 1.0  # a trembling camera's shift, standard deviation each way, px at 1280 wide
 
 
 def _arm(image: np.ndarray, base: tuple[float, float], tip: tuple[float, float], width: float) -> None:
@@ -235,6 +238,10 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
             elif condition == "flicker":
                 light = 1 + FLICKER_DEPTH * np.sin(2 * np.pi * FLICKER_HZ * t)
                 image = cv2.convertScaleAbs(image, alpha=light)
+            elif condition == "shake":
+                dx, dy = rng.normal(0, SHAKE_PX * w / 1280, 2)
+                image = cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
+                                       borderMode=cv2.BORDER_REPLICATE)
             writer.write(image)
             index += 1
     finally:
