@@ -22,6 +22,7 @@ from vision.mat import aruco_dictionary
 
 FORMAT = 1
 MIN_MARKERS = 2  # one marker's four corners fit a homography, but badly away from the marker
+SIDES = ((-1, -1), (1, -1), (1, 1), (-1, 1))  # a rectangle's corners from its centre, in half sizes
 
 
 @dataclass
@@ -39,6 +40,20 @@ class Calibration:
 
     def to_table(self, pts_px: np.ndarray) -> np.ndarray:
         return _transform(np.linalg.inv(self.H), pts_px)
+
+    def out_of_view(self, layout: Layout) -> list[str]:
+        """The layout's table zones the camera does not see whole: the middle half of the zone
+        (its rectangle shrunk by a quarter on each side, as a card laid there covers it)
+        reaches past the picture's edge. Their cards cannot be read: the camera is too close or
+        aimed off the mat."""
+        w, h = self.size
+        hidden = []
+        for z in layout.table_zones:
+            (cx, cy), (zw, zh) = z.center, z.size
+            px = self.to_image(np.array([[cx + dx * zw / 4, cy + dy * zh / 4] for dx, dy in SIDES], float))
+            if (px < 0).any() or (px[:, 0] > w).any() or (px[:, 1] > h).any():
+                hidden.append(z.id)
+        return hidden
 
     def px_per_cm(self, at_cm: tuple[float, float]) -> float:
         """Local scale near a table point: how many pixels one centimetre spans there."""

@@ -206,7 +206,12 @@ class CameraReferee:
                 return []
             how = "the start layout's cards (" + ", ".join(start.values()) + ")"
         error = self.calibration.error_px
-        return [Event("calibrated", t, index, f"calibrated from {how} (error {error:.2f} px)")]
+        text, data = f"calibrated from {how} (error {error:.2f} px)", {}
+        hidden = self.calibration.out_of_view(self.layout)
+        if hidden:  # the camera too close or aimed off the mat: those zones' cards go unread
+            text += f"; zones out of view: {', '.join(hidden)}: move the camera so that the whole mat shows"
+            data["out_of_view"] = hidden
+        return [Event("calibrated", t, index, text, data)]
 
     def _detect(self, index: int, t: float, image: np.ndarray) -> Detections:
         """The cards surely there in this frame, logged for ``--detections`` re-runs."""

@@ -176,3 +176,22 @@ def test_boxes_over_the_mat_markers_are_dropped(printed_mat):
     det = Detections(boxes, np.array([0.3, 0.8], np.float32), np.array([52, 7], np.int64))
     kept = without_markers(det, image, LAYOUT)
     assert len(kept) == 1 and kept.class_id[0] == 7
+
+
+def test_zones_the_camera_does_not_see_whole_are_named():
+    """A camera that sees the whole mat sees every zone; one brought closer over the mat's
+    middle loses the zones along its edges, and keeps the flop and staging in the middle."""
+    w, h = LAYOUT.table_size
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
+    far = look_at(1280, 720, (60, 50), 240, 60, 0, 45, 0)
+    near = look_at(1280, 720, (60, 50), 120, 60, 0, 45, 0)
+    seen = from_corners([tuple(p) for p in far.project(corners, distort=False)], LAYOUT, (1280, 720))
+    assert seen.out_of_view(LAYOUT) == []
+    close = from_corners([tuple(p) for p in near.project(corners, distort=False)], LAYOUT, (1280, 720))
+    hidden = close.out_of_view(LAYOUT)
+    middle = {"flop_1", "flop_2", "flop_3", "staging"}
+    assert hidden and not middle & set(hidden), hidden
+    for z in LAYOUT.table_zones:  # every zone whose very centre is out of the picture is named
+        x, y = close.to_image(np.array([z.center], float))[0]
+        if min(x, y, 1280 - x, 720 - y) < 0:
+            assert z.id in hidden, z.id
