@@ -9,6 +9,7 @@ runs a few times per move, not on every frame.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from dataclasses import dataclass
 
@@ -48,13 +49,17 @@ CARD_CHANGE = 0.2
 LIGHT_STEADY = 0.02
 # A camera that shakes (a gooseneck mount, a table leant on) moves the whole picture by a pixel
 # or two from frame to frame: every card edge changes, and a camera jittering by 1 px (720p)
-# kept a rendered game from ever settling (0 of 24 observations). When two thumbnails differ,
-# the older is moved onto the newer by their shift (phase correlation), if it is more than
-# SHAKE_STEADY and less than SHAKE_MAX thumbnail pixels (0.8 and 24 px of a 720p frame), and
-# kept so if that leaves at most SHAKE_EXPLAINS of the changed pixels (``moved_pixels``): a
-# steady camera's thumbnails are compared as they are, a hand's motion is not shifted away,
-# and a knock far larger than a shake is seen as motion (and then as the drift it is).
+# kept a rendered game from ever settling (0 of 24 observations). Each frame's shift from the
+# one before is found (phase correlation); the camera *shakes* when the median of those shifts
+# over the last SHAKE_FRAMES frames is more than SHAKE_STEADY thumbnail pixels (0.8 px of a 720p
+# frame; a still camera's are a few hundredths while the table is still, and its hands move
+# only now and then). Then, when two thumbnails differ, the older is moved onto the newer by
+# their shift (if under SHAKE_MAX, 24 px of 720p: a knock is left to be seen as the drift it is)
+# and kept so if that leaves at most SHAKE_EXPLAINS of the changed pixels (``moved_pixels``).
+# A still camera's thumbnails are always compared as they are: a hand starting to move slowly
+# looks like a shift of the whole picture by half a pixel, and moved so, its motion was hidden.
 SHAKE_STEADY, SHAKE_MAX = 0.1, 3.0
+SHAKE_FRAMES = 60
 SHAKE_SLACK = 0.3  # thumbnail pixels: how far off the shift found may be
 SHAKE_EXPLAINS = 0.25  # a shake undone leaves at most this share of the changed pixels
 
@@ -101,6 +106,12 @@ class SettleDetector:
         self.moved_at: np.ndarray | None = None  # per thumbnail pixel: when it last moved
         self.moving_since: float | None = None
         self.card_share: float | None = None  # one card's share of the thumbnail (calibrated)
+        self.shifts: deque[float] = deque(maxlen=SHAKE_FRAMES)  # each frame's shift from the last
+
+    @property
+    def shaky(self) -> bool:
+        """Whether the camera shakes: the median shift of the last frames (:data:`SHAKE_STEADY`)."""
+        return len(self.shifts) >= SHAKE_FRAMES // 4 and float(np.median(self.shifts)) > SHAKE_STEADY
 
     @staticmethod
     def small(image: np.ndarray) -> np.ndarray:
@@ -120,12 +131,13 @@ class SettleDetector:
 
     @staticmethod
     def changed(
-        a: np.ndarray, b: np.ndarray, delta: float = PIXEL_DELTA, region: np.ndarray | None = None
+        a: np.ndarray, b: np.ndarray, delta: float = PIXEL_DELTA, region: np.ndarray | None = None,
+        shaky: bool = False,
     ) -> float:
         """The share of the thumbnail's pixels that changed by over ``delta`` (counting only
         those in ``region``, if given: the thresholds stay shares of the whole thumbnail),
         ``b`` taken as ``a``'s camera saw it (:func:`moved_pixels`)."""
-        moved = moved_pixels(a, b, delta, region)
+        moved = moved_pixels(a, b, delta, region, shaky)
         if region is not None and region.shape == moved.shape:
             moved &= region
         return float(np.count_nonzero(moved)) / a.size
@@ -148,11 +160,16 @@ class SettleDetector:
     def update(self, image: np.ndarray, t: float) -> MotionReport:
         small = self.small(image)
         delta = self.delta(small)
-        motion = 0.0 if self.previous is None else self.changed(small, self.previous, delta, self.region)
         if self.moved_at is None or self.moved_at.shape != small.shape:
             self.moved_at = np.full(small.shape, -np.inf, np.float32)
+        motion = 0.0
         if self.previous is not None and self.previous.shape == small.shape:
-            self.moved_at[moved_pixels(small, self.previous, delta, self.region)] = t
+            self.shifts.append(float(np.hypot(*shift(self.previous, small))))
+            moved = moved_pixels(small, self.previous, delta, self.region, self.shaky)
+            self.moved_at[moved] = t
+            if self.region is not None and self.region.shape == moved.shape:
+                moved &= self.region
+            motion = float(np.count_nonzero(moved)) / small.size
         self.previous = small
         self.recent.append(motion)
         moving = max(self.recent) > self.motion_threshold
@@ -170,12 +187,12 @@ class SettleDetector:
             # (The share alone here: a part of the table read while an arm moves is read
             # again once it settles, and reading it at every small change under a passing arm
             # kept a drawn card's only still moment from being read, a whole turn lost.)
-            if self.changed(small, self.reference, delta, still) > self.change_threshold:
+            if self.changed(small, self.reference, delta, still, self.shaky) > self.change_threshold:
                 return MotionReport(motion, moving, False, False, True, still)
         settled = self.quiet_since is not None and t - self.quiet_since >= self.quiet_s
         read_now = settled and (
             self.reference is None
-            or self.worth_reading(self.changed(small, self.reference, delta, self.region))
+            or self.worth_reading(self.changed(small, self.reference, delta, self.region, self.shaky))
         )
         return MotionReport(motion, moving, settled, read_now)
 
@@ -212,27 +229,28 @@ def shaken(b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray | float
     fraction of a pixel softens its edges); else ``b`` itself, and no slack."""
     if b.shape != a.shape or min(a.shape) < 8:
         return b, 0.0
-    (dx, dy), _ = cv2.phaseCorrelate(b.astype(np.float32), a.astype(np.float32), _window(a.shape))
+    dx, dy = shift(b, a)
     if not SHAKE_STEADY < float(np.hypot(dx, dy)) < SHAKE_MAX:
         return b, 0.0
     move = np.float32([[1, 0, dx], [0, 1, dy]])
     size = (b.shape[1], b.shape[0])
     moved = cv2.warpAffine(b, move, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    gx, gy = (cv2.Sobel(moved, cv2.CV_32F, dx, dy, ksize=3) for dx, dy in ((1, 0), (0, 1)))
-    slope = cv2.magnitude(gx, gy)
+    slope = cv2.magnitude(cv2.Sobel(moved, cv2.CV_32F, 1, 0), cv2.Sobel(moved, cv2.CV_32F, 0, 1))
     return moved, slope * (SHAKE_SLACK / 8)  # a 3x3 Sobel weighs a slope eightfold
 
 
-def moved_pixels(a: np.ndarray, b: np.ndarray, delta: float, region: np.ndarray | None = None) -> np.ndarray:
+def moved_pixels(
+    a: np.ndarray, b: np.ndarray, delta: float, region: np.ndarray | None = None, shaky: bool = False
+) -> np.ndarray:
     """(h, w) bool: the pixels of thumbnail ``a`` that differ from thumbnail ``b`` by over
-    ``delta`` grey levels, ``b`` taken in ``a``'s light (:func:`same_light`) and, when that
-    explains most of the difference, moved by the camera's shake (:func:`shaken`): the
-    pixels a shake changes are the edges of everything, and they mostly agree once it is
-    undone; a hand or a card moving changes pixels that no shift of the whole picture matches
-    (an arm moving pulls the picture's shift found to half a pixel, and moved so, a card laid
-    under it was no longer seen)."""
+    ``delta`` grey levels, ``b`` taken in ``a``'s light (:func:`same_light`) and, from a camera
+    that shakes (``shaky``), moved by the shake (:func:`shaken`) when that leaves at most
+    :data:`SHAKE_EXPLAINS` of the changed pixels: a shake changes the edges of everything, and
+    they agree again once it is undone; a hand moving fast changes more than a shift explains."""
     lit, light = same_light(b, a, region)
     moved = cv2.absdiff(a, lit) > delta + light
+    if not shaky:
+        return moved
     inside = region if region is not None and region.shape == moved.shape else None
     count = np.count_nonzero(moved if inside is None else moved & inside)
     if not count:
@@ -246,12 +264,13 @@ def moved_pixels(a: np.ndarray, b: np.ndarray, delta: float, region: np.ndarray 
     return moved
 
 
-_WINDOWS: dict[tuple[int, int], np.ndarray] = {}
+def shift(b: np.ndarray, a: np.ndarray) -> tuple[float, float]:
+    """The whole picture's shift from thumbnail ``b`` to thumbnail ``a`` (thumbnail pixels)."""
+    (dx, dy), _ = cv2.phaseCorrelate(b.astype(np.float32), a.astype(np.float32), _window(*a.shape[:2]))
+    return float(dx), float(dy)
 
 
-def _window(shape: tuple[int, ...]) -> np.ndarray:
-    """The Hanning window phase correlation weighs a thumbnail of this shape by (made once)."""
-    key = (int(shape[0]), int(shape[1]))
-    if key not in _WINDOWS:
-        _WINDOWS[key] = cv2.createHanningWindow((key[1], key[0]), cv2.CV_32F)
-    return _WINDOWS[key]
+@functools.cache
+def _window(h: int, w: int) -> np.ndarray:
+    """The Hanning window that phase correlation weighs an (h, w) thumbnail by."""
+    return cv2.createHanningWindow((w, h), cv2.CV_32F)
