@@ -50,16 +50,20 @@ LIGHT_STEADY = 0.02
 # A camera that shakes (a gooseneck mount, a table leant on) moves the whole picture by a pixel
 # or two from frame to frame: every card edge changes, and a camera jittering by 1 px (720p)
 # kept a rendered game from ever settling (0 of 24 observations). Each frame's shift from the
-# one before is found (phase correlation); the camera *shakes* when the median of those shifts
-# over the last SHAKE_FRAMES frames is more than SHAKE_STEADY thumbnail pixels (0.8 px of a 720p
-# frame; a still camera's are a few hundredths while the table is still, and its hands move
-# only now and then). Then, when two thumbnails differ, the older is moved onto the newer by
-# their shift (if under SHAKE_MAX, 24 px of 720p: a knock is left to be seen as the drift it is)
-# and kept so if that leaves at most SHAKE_EXPLAINS of the changed pixels (``moved_pixels``).
+# one before is found (phase correlation), and kept when undoing it leaves the frame changed
+# little (SHAKE_QUIET: a hand moving pulls the shift found, and a shake's larger shifts change
+# more pixels, so the change before undoing it would keep the small ones only); the camera
+# *shakes* when the median of the last SHAKE_FRAMES kept shifts is more than SHAKE_STEADY
+# thumbnail pixels (0.8 px of a 720p frame; a still camera's are a few hundredths, a camera
+# trembling by 1 px 0.15-0.29). Then, when two of a shaking camera's thumbnails differ, the
+# older is moved onto the newer by their shift (if under SHAKE_MAX, 24 px of 720p: a knock is
+# left to be seen as the drift it is) and kept so if that leaves at most SHAKE_EXPLAINS of the
+# changed pixels (``moved_pixels``).
 # A still camera's thumbnails are always compared as they are: a hand starting to move slowly
 # looks like a shift of the whole picture by half a pixel, and moved so, its motion was hidden.
 SHAKE_STEADY, SHAKE_MAX = 0.1, 3.0
 SHAKE_FRAMES = 60
+SHAKE_QUIET = 0.005  # a frame that changed this little, its shift undone, tells the camera's shift
 SHAKE_SLACK = 0.3  # thumbnail pixels: how far off the shift found may be
 SHAKE_EXPLAINS = 0.25  # a shake undone leaves at most this share of the changed pixels
 
@@ -164,8 +168,14 @@ class SettleDetector:
             self.moved_at = np.full(small.shape, -np.inf, np.float32)
         motion = 0.0
         if self.previous is not None and self.previous.shape == small.shape:
-            self.shifts.append(float(np.hypot(*shift(self.previous, small))))
-            moved = moved_pixels(small, self.previous, delta, self.region, self.shaky)
+            moved = moved_pixels(small, self.previous, delta, self.region)
+            steadied = moved_pixels(small, self.previous, delta, self.region, True) if moved.any() else moved
+            on_table = self.region is not None and self.region.shape == moved.shape
+            inside = steadied & self.region if on_table else steadied
+            if np.count_nonzero(inside) <= SHAKE_QUIET * small.size:  # no hand: the shift is the camera's
+                self.shifts.append(float(np.hypot(*shift(self.previous, small))))
+            if self.shaky:
+                moved = steadied
             self.moved_at[moved] = t
             if self.region is not None and self.region.shape == moved.shape:
                 moved &= self.region
