@@ -144,7 +144,7 @@ class SettleDetector:
         """The share of the thumbnail's pixels that changed by over ``delta`` (counting only
         those in ``region``, if given: the thresholds stay shares of the whole thumbnail),
         ``b`` taken as ``a``'s camera saw it (:func:`moved_pixels`)."""
-        moved = moved_pixels(a, b, delta, region, shaky)
+        moved = moved_pixels(a, b, delta, region, shift(b, a) if shaky else None)
         if region is not None and region.shape == moved.shape:
             moved &= region
         return float(np.count_nonzero(moved)) / a.size
@@ -171,18 +171,16 @@ class SettleDetector:
             self.moved_at = np.full(small.shape, -np.inf, np.float32)
         motion = 0.0
         if self.previous is not None and self.previous.shape == small.shape:
+            by = shift(self.previous, small)  # once a frame: the shake undone and the shakiness judged
             moved = moved_pixels(small, self.previous, delta, self.region)
-            steadied = moved_pixels(small, self.previous, delta, self.region, True) if moved.any() else moved
+            steadied = moved_pixels(small, self.previous, delta, self.region, by) if moved.any() else moved
             on_table = self.region is not None and self.region.shape == moved.shape
-            inside = steadied & self.region if on_table else steadied
-            if np.count_nonzero(inside) <= SHAKE_QUIET * small.size:  # no hand: the shift is the camera's
-                self.shifts.append(float(np.hypot(*shift(self.previous, small))))
+            if np.count_nonzero(steadied & self.region if on_table else steadied) <= SHAKE_QUIET * small.size:
+                self.shifts.append(float(np.hypot(*by)))  # no hand: the shift is the camera's
             if self.shaky:
                 moved = steadied
             self.moved_at[moved] = t
-            if self.region is not None and self.region.shape == moved.shape:
-                moved &= self.region
-            motion = float(np.count_nonzero(moved)) / small.size
+            motion = float(np.count_nonzero(moved & self.region if on_table else moved)) / small.size
         self.previous = small
         self.recent.append(motion)
         moving = max(self.recent) > self.motion_threshold
@@ -238,16 +236,14 @@ def same_light(b: np.ndarray, a: np.ndarray, region: np.ndarray | None = None) -
     return cv2.convertScaleAbs(b, alpha=ratio), abs(ratio - 1) * float(np.percentile(va, 99))
 
 
-def shaken(b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray | float]:
-    """Thumbnail ``b`` moved onto thumbnail ``a`` by the whole picture's shift between them (a
-    shaking camera's), when that shift is a shake (:data:`SHAKE_STEADY`, :data:`SHAKE_MAX`),
-    with the grey levels the move leaves uncertain at each pixel: an edge's slope times
-    :data:`SHAKE_SLACK` (the shift is found to a fraction of a pixel, and moving a picture by a
-    fraction of a pixel softens its edges); else ``b`` itself, and no slack."""
-    if b.shape != a.shape or min(a.shape) < 8:
-        return b, 0.0
-    dx, dy = shift(b, a)
-    if not SHAKE_STEADY < float(np.hypot(dx, dy)) < SHAKE_MAX:
+def shaken(b: np.ndarray, a: np.ndarray, by: tuple[float, float]) -> tuple[np.ndarray, np.ndarray | float]:
+    """Thumbnail ``b`` moved onto thumbnail ``a`` by ``by``, the whole picture's shift between
+    them (:func:`shift`: a shaking camera's), when that shift is a shake (:data:`SHAKE_STEADY`,
+    :data:`SHAKE_MAX`), with the grey levels the move leaves uncertain at each pixel: an edge's
+    slope times :data:`SHAKE_SLACK` (the shift is found to a fraction of a pixel, and moving a
+    picture by a fraction of a pixel softens its edges); else ``b`` itself, and no slack."""
+    dx, dy = by
+    if b.shape != a.shape or min(a.shape) < 8 or not SHAKE_STEADY < float(np.hypot(dx, dy)) < SHAKE_MAX:
         return b, 0.0
     move = np.float32([[1, 0, dx], [0, 1, dy]])
     size = (b.shape[1], b.shape[0])
@@ -257,22 +253,24 @@ def shaken(b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray | float
 
 
 def moved_pixels(
-    a: np.ndarray, b: np.ndarray, delta: float, region: np.ndarray | None = None, shaky: bool = False
+    a: np.ndarray, b: np.ndarray, delta: float, region: np.ndarray | None = None,
+    by: tuple[float, float] | None = None,
 ) -> np.ndarray:
     """(h, w) bool: the pixels of thumbnail ``a`` that differ from thumbnail ``b`` by over
     ``delta`` grey levels, ``b`` taken in ``a``'s light (:func:`same_light`) and, from a camera
-    that shakes (``shaky``), moved by the shake (:func:`shaken`) when that leaves at most
-    :data:`SHAKE_EXPLAINS` of the changed pixels: a shake changes the edges of everything, and
-    they agree again once it is undone; a hand moving fast changes more than a shift explains."""
+    that shakes (``by``: its shift from ``b`` to ``a``, :func:`shift`), moved by the shake
+    (:func:`shaken`) when that leaves at most :data:`SHAKE_EXPLAINS` of the changed pixels: a
+    shake changes the edges of everything, and they agree again once it is undone; a hand
+    moving fast changes more than a shift explains."""
     lit, light = same_light(b, a, region)
     moved = cv2.absdiff(a, lit) > delta + light
-    if not shaky:
+    if by is None:
         return moved
     inside = region if region is not None and region.shape == moved.shape else None
     count = np.count_nonzero(moved if inside is None else moved & inside)
     if not count:
         return moved
-    steady, shake = shaken(lit, a)
+    steady, shake = shaken(lit, a, by)
     if steady is lit:
         return moved
     after = cv2.absdiff(a, steady) > delta + light + shake
