@@ -207,9 +207,16 @@ class SettleDetector:
         )
         return MotionReport(motion, moving, settled, read_now)
 
-    def mark_read(self, image: np.ndarray) -> None:
-        """The table was read from this image: later frames must differ from it to be read."""
-        self.reference = self.small(image)
+    def mark_read(self, image: np.ndarray, unread: np.ndarray | None = None) -> None:
+        """The table was read from this image: later frames must differ from it to be read.
+        ``unread``: the thumbnail pixels the read left out (the zones under an arm at a
+        partial read) keep the picture of the read before, so that what was laid there under
+        the arm is read once they settle."""
+        small = self.small(image)
+        before = self.reference
+        if unread is not None and before is not None and unread.shape == small.shape == before.shape:
+            small = np.where(unread, before, small)
+        self.reference = small
 
     def force_read(self) -> None:
         """Read again at the next settled frame (after a desync or a reconnected camera)."""

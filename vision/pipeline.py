@@ -174,7 +174,7 @@ class CameraReferee:
         self.vote.add(seen)
         if len(self.vote) < self.settings.reads:
             return events
-        self.settle.mark_read(image)
+        self.settle.mark_read(image, self._unread())
         self.last_seen = seen
         table, data = self.vote.result(), {}
         if self.covered is not None and self.table is not None:
@@ -373,6 +373,11 @@ class CameraReferee:
             rect = np.array([[x0 - cw / 2, y0 - ch / 2], [x1 + cw / 2, y0 - ch / 2],
                              [x1 + cw / 2, y1 + ch / 2], [x0 - cw / 2, y1 + ch / 2]], np.float64)
             self.zone_masks[zone.id] = thumbnail_mask(self.calibration.to_image(rect), size)
+
+    def _unread(self) -> np.ndarray | None:
+        """The thumbnail pixels of the zones a partial read left out (under an arm)."""
+        masks = [self.zone_masks[z] for z in self.covered or () if z in self.zone_masks]
+        return np.logical_or.reduce(masks) if masks else None
 
     def _covered(self, still: np.ndarray) -> set[str]:
         """The zones something moved over lately (not still in the thumbnail)."""

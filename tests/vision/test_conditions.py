@@ -142,6 +142,20 @@ def test_a_camera_that_trembles_still_sees_the_table_settle(game_video, tmp_path
     assert score.recovered == 1.0 and score.wrong_scored == [], score
 
 
+def test_a_camera_of_ten_frames_a_second_reads_what_was_laid_under_the_arm(game_video, tmp_path):
+    """Filmed at 10 fps, a hand laying a card is still moving after a second, so the zones
+    out of its way are read first, the card's zone left as it was; that read must not count
+    the card's zone as read, or the table, settled, looks as read and the card is never seen
+    (a desync, and moves lost)."""
+    filmed, out, events = replay_of(game_video, tmp_path, "fps10")
+    assert json.loads((filmed / "render.json").read_text())["fps"] == 10
+    partial = [e for e in events if e["kind"] == "read" and e["data"].get("covered")]
+    assert partial, "no partial read: the case this test is for did not happen"
+    assert not [e for e in events if e["kind"] == "desync"]
+    score = score_replay(filmed, out)
+    assert score.recovered == 1.0 and score.wrong_scored == [], score
+
+
 def test_the_same_table_in_another_light_has_not_changed():
     """Thumbnails of one still table lit a fifth brighter count no changed pixel, and neither
     does the darker one; a card laid on the table still does, in either light."""

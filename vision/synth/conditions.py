@@ -28,7 +28,11 @@ only what the camera sees changes:
   webcam's exposure hunting): every frame's brightness scaled by 1 + 0.25 sin(2 pi 4.3 t), so
   that no two frames in a row are lit alike;
 - ``shake``: a camera on a mount that trembles (a gooseneck, a table leant on): every frame
-  moved by its own random shift of about a pixel (1 px standard deviation each way at 720p).
+  moved by its own random shift of about a pixel (1 px standard deviation each way at 720p);
+- ``fps10``: a camera that delivers 10 frames a second (a cheap webcam in poor light
+  lengthens its exposure): the video keeps every third frame, at 10 fps, and the labels
+  those frames' (renumbered, their times kept), so a hand moves three times as far between
+  two frames and a table is still for a third as many.
 """
 
 from __future__ import annotations
@@ -43,7 +47,10 @@ import numpy as np
 from referee.errors import CardrefError
 from vision.layout import load_layout
 
-CONDITIONS = ("arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop", "flicker", "shake")
+CONDITIONS = (
+    "arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop", "flicker", "shake",
+    "fps10",
+)
 # The conditions that change each picture alone (cardref eval --camera).
 CAMERAS = ("dim", "blur", "noise", "lowres")
 ARM_EVERY_S = (5.0, 9.0)  # seconds between two arms crossing
@@ -58,6 +65,7 @@ LOWRES = (640, 360)
 DROP_SHARE, DROP_BURST = 0.2, (3, 12)  # frames lost, and frames per burst
 FLICKER_DEPTH, FLICKER_HZ = 0.25, 4.3  # the light's swing either way, and its pulses a second
 SHAKE_PX = 1.0  # a trembling camera's shift, standard deviation each way, px at 1280 wide
+FPS10_EVERY = 3  # a 30 fps game filmed at 10 fps: every third frame
 
 
 def _arm(image: np.ndarray, base: tuple[float, float], tip: tuple[float, float], width: float) -> None:
@@ -142,6 +150,14 @@ def bumped_labels(labels: Path, out: Path, from_frame: int, turn: np.ndarray) ->
     out.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def kept_labels(labels: Path, out: Path, every: int) -> None:
+    """The label rows of every ``every``-th frame, renumbered as the frames of a video that
+    keeps only those (their times kept)."""
+    rows = [json.loads(line) for line in labels.read_text().splitlines() if line.strip()]
+    kept = [{**r, "frame": r["frame"] // every} for r in rows if r["frame"] % every == 0]
+    out.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in kept))
+
+
 def dropped_frames(rng: np.random.Generator, frames: int) -> set[int]:
     """Bursts of ``DROP_BURST`` frames, ``DROP_SHARE`` of them all, at random places."""
     out: set[int] = set()
@@ -212,7 +228,10 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
         scale = np.array([[LOWRES[0] / w, 0, 0], [0, LOWRES[1] / h, 0]])
         bumped_labels(game_dir / "labels.jsonl", out_dir / "labels.jsonl", 0, scale)
     dropped = dropped_frames(rng, frames) if condition == "drop" else set()
-    writer = cv2.VideoWriter(str(out_dir / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps, size)
+    every = FPS10_EVERY if condition == "fps10" else 1
+    if every > 1:
+        kept_labels(game_dir / "labels.jsonl", out_dir / "labels.jsonl", every)
+    writer = cv2.VideoWriter(str(out_dir / "video.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), fps / every, size)
     try:
         index, last = 0, None
         while True:
@@ -242,7 +261,8 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
                 dx, dy = rng.normal(0, SHAKE_PX * w / 1280, 2)
                 image = cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
                                        borderMode=cv2.BORDER_REPLICATE)
-            writer.write(image)
+            if index % every == 0:
+                writer.write(image)
             index += 1
     finally:
         cap.release()
@@ -255,5 +275,7 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
             data["size"] = list(LOWRES)
         if condition == "drop":
             data["dropped_frames"] = len(dropped)
+        if every > 1:
+            data["fps"] = fps / every
         meta.write_text(json.dumps(data, indent=1) + "\n")
     return out_dir
