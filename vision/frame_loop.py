@@ -46,6 +46,7 @@ def referee_frame(camera: CameraReferee, frame: Frame, players: TablePlayers | N
     """What one frame tells through the camera referee, then what the players (``--players``)
     do after it."""
     events = camera.process(frame.index, frame.time, frame.image)
+    frame.image = camera.as_seen(frame.image)  # what is drawn over it is where the referee saw it
     if players is not None:
         events += players_act(camera, players, events, frame.index, frame.time)
     return events

@@ -133,6 +133,9 @@ class CameraReferee:
         self.zone_masks: dict[str, np.ndarray] = {}  # zone -> its thumbnail pixels
         self.last_seen: list[SeenCard] = []  # the cards of the last table's last read
         self.markers_in_view = False  # at the last drift check
+        # The camera shows the table as in a mirror (a webcam's selfie view): the mat's
+        # markers were found only in the picture turned back, and every frame is turned back.
+        self.mirrored = False
         # When the last table was read, and the one before it (video seconds).
         self.read_at: float | None = None
         self.read_before: float | None = None
@@ -146,6 +149,7 @@ class CameraReferee:
             events += self._calibrate(index, t, image)
             if self.calibration is None:
                 return events  # keep looking for the mat or the start layout
+        image = self.as_seen(image)
         if self.settle.region is None:
             self._watch_table(image)
         motion = self.settle.update(image, t)
@@ -192,6 +196,10 @@ class CameraReferee:
             self.calibration = from_markers(image, self.layout, source=f"frame {index}")
             how = f"markers {self.calibration.markers}"
         except CardrefError:
+            self.calibration = self._mirrored_markers(image)
+            if self.calibration is not None:
+                how = f"markers {self.calibration.markers} in the picture turned back (the camera mirrors it)"
+        if self.calibration is None:
             if not self.settings.calibrate_from_cards or t - self.last_card_try < CARD_TRY_EVERY_S:
                 return []
             self.last_card_try = t
@@ -207,11 +215,29 @@ class CameraReferee:
             how = "the start layout's cards (" + ", ".join(start.values()) + ")"
         error = self.calibration.error_px
         text, data = f"calibrated from {how} (error {error:.2f} px)", {}
+        if self.mirrored:
+            data["mirrored"] = True
         hidden = self.calibration.out_of_view(self.layout)
         if hidden:  # the camera too close or aimed off the mat: those zones' cards go unread
             text += f"; zones out of view: {', '.join(hidden)}: move the camera so that the whole mat shows"
             data["out_of_view"] = hidden
         return [Event("calibrated", t, index, text, data)]
+
+    def _mirrored_markers(self, image: np.ndarray) -> Calibration | None:
+        """The calibration from the markers of ``image`` turned back, if the camera mirrors
+        the table (no marker reads in a mirror): then every frame is turned back."""
+        if not self.layout.markers:
+            return None
+        try:
+            calibration = from_markers(cv2.flip(image, 1), self.layout)
+        except CardrefError:
+            return None
+        self.mirrored = True
+        return calibration
+
+    def as_seen(self, image: np.ndarray) -> np.ndarray:
+        """``image`` as the referee reads it: turned back if the camera mirrors the table."""
+        return cv2.flip(image, 1) if self.mirrored else image
 
     def _detect(self, index: int, t: float, image: np.ndarray) -> Detections:
         """The cards surely there in this frame, logged for ``--detections`` re-runs."""

@@ -195,3 +195,20 @@ def test_zones_the_camera_does_not_see_whole_are_named():
         x, y = close.to_image(np.array([z.center], float))[0]
         if min(x, y, 1280 - x, 720 - y) < 0:
             assert z.id in hidden, z.id
+
+
+def test_calibrate_tells_a_camera_that_mirrors_the_mat(tmp_path, printed_mat):
+    """A selfie-view webcam shows the mat mirrored, where no marker reads: the command says so
+    in one line instead of counting no markers."""
+    mat, px_per_cm = printed_mat
+    view = view_of(mat, px_per_cm, look_at(1280, 720, (60, 50), 200, 60, 12, 0, 3))
+    cv2.imwrite(str(tmp_path / "mirrored.png"), cv2.flip(view, 1))
+    r = subprocess.run(
+        [sys.executable, "-m", "vision.commands.main", "calibrate", "royal_family",
+         "--camera", str(tmp_path / "mirrored.png"), "--out", str(tmp_path / "cal.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert r.returncode != 0 and "the camera mirrors the table" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "cal.json").exists()

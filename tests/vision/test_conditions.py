@@ -156,6 +156,18 @@ def test_a_camera_of_ten_frames_a_second_reads_what_was_laid_under_the_arm(game_
     assert score.recovered == 1.0 and score.wrong_scored == [], score
 
 
+def test_a_camera_that_mirrors_the_table_is_read_turned_back(game_video, tmp_path):
+    """A webcam in its selfie view shows the mat mirrored, and no marker reads in a mirror:
+    the markers are found in the picture turned back, every frame is turned back before it
+    is read, the players are told, and no observation is lost."""
+    filmed, out, events = replay_of(game_video, tmp_path, "mirror")
+    calibrated = [e for e in events if e["kind"] == "calibrated"]
+    assert calibrated[0]["data"].get("mirrored") and "turned back" in calibrated[0]["text"], calibrated
+    assert not [e for e in events if e["kind"] in ("desync", "drift")]
+    score = score_replay(filmed, out)
+    assert score.recovered == 1.0 and score.wrong_scored == [], score
+
+
 def test_the_same_table_in_another_light_has_not_changed():
     """Thumbnails of one still table lit a fifth brighter count no changed pixel, and neither
     does the darker one; a card laid on the table still does, in either light."""

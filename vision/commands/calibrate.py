@@ -96,7 +96,9 @@ def from_cards(args: argparse.Namespace, image, layout, source: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.calibration import from_corners, from_markers
+    import cv2
+
+    from vision.calibration import detect_markers, from_corners, from_markers
     from vision.layout import load_layout
     from vision.sources import Frame, open_source
 
@@ -113,7 +115,17 @@ def run(args: argparse.Namespace) -> int:
     elif args.cards:
         calibration = from_cards(args, frame.image, layout, f"{args.camera} frame {frame.index}")
     else:
-        calibration = from_markers(frame.image, layout, source=f"{args.camera} frame {frame.index}")
+        where = f"{args.camera} frame {frame.index}"
+        try:
+            calibration = from_markers(frame.image, layout, source=where)
+        except CardrefError:
+            if not detect_markers(cv2.flip(frame.image, 1), layout):
+                raise
+            raise CardrefError(
+                f"{where}: the play mat's markers show only in the picture turned back: the camera "
+                "mirrors the table (a selfie view); turn its mirroring off (cardref live and replay "
+                "turn it back themselves)"
+            ) from None
     calibration.save(args.out)
     print(f"{args.out}: {calibration.method}, {w}x{h}, fit error {calibration.error_px:.2f} px")
     return 0

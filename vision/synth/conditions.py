@@ -32,7 +32,10 @@ only what the camera sees changes:
 - ``fps10``: a camera that delivers 10 frames a second (a cheap webcam in poor light
   lengthens its exposure): the video keeps every third frame, at 10 fps, and the labels
   those frames' (renumbered, their times kept), so a hand moves three times as far between
-  two frames and a table is still for a third as many.
+  two frames and a table is still for a third as many;
+- ``mirror``: a webcam that shows the table as in a mirror (its "selfie" view): every frame
+  flipped left to right (the labels stay those of the picture turned back, which is what
+  the referee reads once it has found the mat's markers mirrored).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from vision.layout import load_layout
 
 CONDITIONS = (
     "arms", "bump", "staging", "dim", "blur", "noise", "lowres", "drop", "flicker", "shake",
-    "fps10",
+    "fps10", "mirror",
 )
 # The conditions that change each picture alone (cardref eval --camera).
 CAMERAS = ("dim", "blur", "noise", "lowres")
@@ -257,6 +260,8 @@ def perturb(game_dir: Path, out_dir: Path, condition: str, seed: int = 0, arms: 
             elif condition == "flicker":
                 light = 1 + FLICKER_DEPTH * np.sin(2 * np.pi * FLICKER_HZ * t)
                 image = cv2.convertScaleAbs(image, alpha=light)
+            elif condition == "mirror":
+                image = cv2.flip(image, 1)
             elif condition == "shake":
                 dx, dy = rng.normal(0, SHAKE_PX * w / 1280, 2)
                 image = cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h),
