@@ -31,6 +31,10 @@ MIN_DELTA = 5.0
 
 
 PARTIAL_AFTER_S = 1.0  # something moving over the table this long: read the parts still
+# A frame is still when none of the frames of the last RECENT_S moved (a hand seen in one
+# frame of three is still moving): three frames at 30 fps, the frame alone at 10 fps, so that
+# a slow camera needs no longer a stillness than a fast one.
+RECENT_S = 0.07
 # A card laid on a pile over a card much like it (an ace of spades on a five of clubs) changes
 # about 20 thumbnail pixels, a third of the card: under the share of the whole thumbnail
 # (0.2 %, 29 pixels), so the table was not read until the next move covered it (a rendered
@@ -106,7 +110,7 @@ class SettleDetector:
         self.previous: np.ndarray | None = None
         self.reference: np.ndarray | None = None  # the image at the last read
         self.quiet_since: float | None = None
-        self.recent: deque[float] = deque(maxlen=3)
+        self.recent: deque[tuple[float, float]] = deque()  # (time, motion) of the last RECENT_S
         # The table's pixels in the thumbnail (the play area, from the calibration): an arm
         # or a person beyond it does not hold the reads back. None: the whole frame.
         self.region: np.ndarray | None = None
@@ -182,8 +186,10 @@ class SettleDetector:
             self.moved_at[moved] = t
             motion = float(np.count_nonzero(moved & self.region if on_table else moved)) / small.size
         self.previous = small
-        self.recent.append(motion)
-        moving = max(self.recent) > self.motion_threshold
+        self.recent.append((t, motion))
+        while self.recent[0][0] < t - RECENT_S:
+            self.recent.popleft()
+        moving = max(m for _, m in self.recent) > self.motion_threshold
         if moving:
             self.quiet_since = None
             self.moving_since = t if self.moving_since is None else self.moving_since
@@ -207,16 +213,9 @@ class SettleDetector:
         )
         return MotionReport(motion, moving, settled, read_now)
 
-    def mark_read(self, image: np.ndarray, unread: np.ndarray | None = None) -> None:
-        """The table was read from this image: later frames must differ from it to be read.
-        ``unread``: the thumbnail pixels the read left out (the zones under an arm at a
-        partial read) keep the picture of the read before, so that what was laid there under
-        the arm is read once they settle."""
-        small = self.small(image)
-        before = self.reference
-        if unread is not None and before is not None and unread.shape == small.shape == before.shape:
-            small = np.where(unread, before, small)
-        self.reference = small
+    def mark_read(self, image: np.ndarray) -> None:
+        """The table was read from this image: later frames must differ from it to be read."""
+        self.reference = self.small(image)
 
     def force_read(self) -> None:
         """Read again at the next settled frame (after a desync or a reconnected camera)."""

@@ -58,7 +58,7 @@ class Event:
 
 @dataclass
 class Settings:
-    reads: int = 3  # settled frames read and voted on per table state
+    reads: int = 3  # settled frames read and voted on per table state (at most: READ_FOR_S)
     quiet_s: float = 0.4
     conf: float = 0.25  # a card is there (``Detections.found``): unsure names still vote
     calibrate_from_cards: bool = True  # no markers in view: fit the start layout's cards
@@ -70,6 +70,10 @@ TOP_NAMES = 1 + MAX_CANDIDATES
 OFFERED_NAMES = 2  # other names offered to a player for a card named unsurely
 UNSURE_NAME = UNSURE_NAMING  # a card named with less probability is flagged, with its other likely names
 CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the start layout
+# A read's frames span this long at least, and then two are enough: three frames at 30 fps,
+# two at 15 fps or fewer (a 10 fps camera took 0.3 s for three, and a table still for 0.6 s
+# between two moves was never read whole).
+READ_FOR_S = 0.06
 
 
 def start_cards(layout: Layout, zones: dict[str, list]) -> dict[str, str]:
@@ -125,6 +129,7 @@ class CameraReferee:
         self.settle = SettleDetector(quiet_s=self.settings.quiet_s)
         self.inference = EventInference(referee, layout)
         self.vote: Vote | None = None
+        self.vote_from = 0.0  # when the vote's first frame was read
         self.table: TableState | None = None  # the last voted table state
         self.last_drift_check = -1e9
         self.last_card_try = -1e9
@@ -164,6 +169,7 @@ class CameraReferee:
             # A knocked camera is noticed before the table is read through a stale calibration.
             events += self._check_drift(index, t, image, now=True)
             self.vote, self.covered = Vote(self.layout), (set() if partial else None)
+            self.vote_from = t
         if partial and self.covered is not None:
             assert motion.still is not None
             self.covered |= self._covered(motion.still)
@@ -176,9 +182,10 @@ class CameraReferee:
                 events += moved
                 seen = place(det, self.calibration, self.layout)
         self.vote.add(seen)
-        if len(self.vote) < self.settings.reads:
+        enough = len(self.vote) >= min(2, self.settings.reads) and t - self.vote_from >= READ_FOR_S
+        if len(self.vote) < self.settings.reads and not enough:
             return events
-        self.settle.mark_read(image, self._unread())
+        self.settle.mark_read(image)
         self.last_seen = seen
         table, data = self.vote.result(), {}
         if self.covered is not None and self.table is not None:
@@ -399,11 +406,6 @@ class CameraReferee:
             rect = np.array([[x0 - cw / 2, y0 - ch / 2], [x1 + cw / 2, y0 - ch / 2],
                              [x1 + cw / 2, y1 + ch / 2], [x0 - cw / 2, y1 + ch / 2]], np.float64)
             self.zone_masks[zone.id] = thumbnail_mask(self.calibration.to_image(rect), size)
-
-    def _unread(self) -> np.ndarray | None:
-        """The thumbnail pixels of the zones a partial read left out (under an arm)."""
-        masks = [self.zone_masks[z] for z in self.covered or () if z in self.zone_masks]
-        return np.logical_or.reduce(masks) if masks else None
 
     def _covered(self, still: np.ndarray) -> set[str]:
         """The zones something moved over lately (not still in the thumbnail)."""

@@ -142,15 +142,16 @@ def test_a_camera_that_trembles_still_sees_the_table_settle(game_video, tmp_path
     assert score.recovered == 1.0 and score.wrong_scored == [], score
 
 
-def test_a_camera_of_ten_frames_a_second_reads_what_was_laid_under_the_arm(game_video, tmp_path):
-    """Filmed at 10 fps, a hand laying a card is still moving after a second, so the zones
-    out of its way are read first, the card's zone left as it was; that read must not count
-    the card's zone as read, or the table, settled, looks as read and the card is never seen
-    (a desync, and moves lost)."""
+def test_a_camera_of_ten_frames_a_second_reads_a_table_still_for_half_a_second(game_video, tmp_path):
+    """Filmed at 10 fps, the table is still for six frames between two moves: stillness and a
+    read are judged in seconds, not frames (three frames to be still and three to read took
+    0.6 s at 10 fps, and the table was read only in parts, under the hand: a desync, and
+    moves lost), so each move is read whole once it settles."""
     filmed, out, events = replay_of(game_video, tmp_path, "fps10")
     assert json.loads((filmed / "render.json").read_text())["fps"] == 10
-    partial = [e for e in events if e["kind"] == "read" and e["data"].get("covered")]
-    assert partial, "no partial read: the case this test is for did not happen"
+    moves = sum(1 for o in read_jsonl(filmed / "observations.jsonl") if o.get("type", "move") == "move")
+    whole = [e for e in events if e["kind"] == "read" and not e["data"].get("covered")]
+    assert len(whole) >= moves, (len(whole), moves)
     assert not [e for e in events if e["kind"] == "desync"]
     score = score_replay(filmed, out)
     assert score.recovered == 1.0 and score.wrong_scored == [], score
