@@ -166,6 +166,9 @@ class CheckAnswers:
 NEAR = 8
 
 
+HAND_BUSY = ("reach", "grab", "carry")  # the beats of a move before its card is put down
+
+
 class TablePlayers:
     """The players of a rendered game, at the table while it is replayed: what ``cardref live``
     leaves to them, done as the true game went.
@@ -199,7 +202,12 @@ class TablePlayers:
             raise CardrefError(f"{meta}: field 'game': expected one of {', '.join(GAMES)}, got {game!r}")
         self.game = load_game(game)
         self.truth = read_jsonl(render_dir / "observations.jsonl")
-        self.done_at = {row["frame"]: row["obs"] for row in read_jsonl(render_dir / "labels.jsonl")}
+        labels = read_jsonl(render_dir / "labels.jsonl")
+        self.done_at = {row["frame"]: row["obs"] for row in labels}
+        # The moves whose card lies where it goes by each frame: a move still reaching for,
+        # grabbing or carrying its card has not put it there (a check answered then names
+        # the card lying there, not the one in the hand).
+        self.put_at = {row["frame"]: row["obs"] - (row.get("beat") in HAND_BUSY) for row in labels}
         self.tally = CheckAnswers()
         seen = {z.id for z in layout.table_zones if z.face == "up"} if layout is not None else None
         self.observations = [Observation.from_json(o) for o in self.truth]
@@ -226,7 +234,7 @@ class TablePlayers:
         """The card the players last put in ``dst`` (among their last ``RECENT`` moves), if it
         still lies there; None when they put none there lately (the camera doubts a card
         nobody moved, such as one uncovered when the card on it left)."""
-        done = self.done_at.get(frame, len(self.truth))
+        done = self.put_at.get(frame, len(self.truth))
         recent = [(k, o) for k, o in enumerate(self.truth[:done]) if k >= done - self.RECENT]
         put = [(k, o) for k, o in recent if o.get("type", "move") == "move" and o.get("to") == dst]
         if not put:

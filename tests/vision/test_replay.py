@@ -113,6 +113,26 @@ def test_the_table_players_remember_the_card_they_just_moved(game_video):
     assert players.card_for(settled[0], truth[0]["to"]) is None  # nothing moved yet
 
 
+def test_the_table_players_name_the_card_lying_there_while_they_carry_the_next(game_video):
+    """A check answered while a player reaches for, grabs or carries the next card to the same
+    zone (a slow camera's read ends as the next move starts): the card lying there is the one
+    put there before; once the new card is released, it is the new one."""
+    players = TablePlayers(game_video)
+    truth = read_jsonl(game_video / "observations.jsonl")
+    rows = read_jsonl(game_video / "labels.jsonl")
+    cases = 0
+    for k, obs in enumerate(truth):  # move k is the observation rows count as k + 1
+        before = [o for o in truth[max(0, k - TablePlayers.RECENT):k] if o.get("to") == obs.get("to")]
+        emptied = any(o.get("from") == obs.get("to") for o in truth[:k])  # a card left it: not this case
+        if obs.get("type", "move") != "move" or not before or emptied:
+            continue
+        beats = {r.get("beat"): r["frame"] for r in rows if r["obs"] == k + 1 and r["phase"] == "moving"}
+        assert players.card_for(beats["carry"], obs["to"]) == before[-1]["card"]
+        assert players.card_for(beats["retreat"], obs["to"]) == obs["card"]
+        cases += 1
+    assert cases, "no move to a zone a card was put in just before: the case this test is for"
+
+
 def test_the_table_players_name_the_card_they_just_moved_when_the_camera_asks(game_video):
     """A camera question on a card's name (``RecoveryQuestion.card``): the players pick the
     choice that names the card they last put there, wherever it stands among the choices, and
