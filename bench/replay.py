@@ -17,11 +17,12 @@ git, run on ONNX Runtime as it was then, or on OpenVINO with ``--baseline-backen
 camera alone and with the players answering, beside today's; ``--only-models`` leaves out the
 renderer's labels and the annotated video.
 
-``--conditions arms bump staging dim blur noise lowres drop flicker shake`` replays each game
-clean and as filmed under each condition (``vision.synth.conditions``: arms crossing the table,
-a camera knocked mid-game, a hand hiding every card's time in staging, dim warm light, defocus
-blur, grain with heavy compression, a 640x360 camera, a fifth of the frames lost in bursts, a
-light pulsing by a quarter, a camera trembling by a pixel), through
+``--conditions arms bump staging dim blur noise lowres drop flicker shake fps10 mirror``
+replays each game clean and as filmed under each condition (``vision.synth.conditions``: arms
+crossing the table, a camera knocked mid-game, a hand hiding every card's time in staging, dim
+warm light, defocus blur, grain with heavy compression, a 640x360 camera, a fifth of the frames
+lost in bursts, a light pulsing by a quarter, a camera trembling by a pixel, a camera of 10
+frames a second, a camera that mirrors the table), through
 the shipped detector with the camera alone and with the players answering its checks and
 questions, and prints one table, condition by condition. Beside the true observations
 recovered in order, "announced" counts the true game's state, damage and result announcements

@@ -175,7 +175,8 @@ class TablePlayers:
 
     - They answer the camera's name checks (``[CHECK]``) with the card they have just moved:
       a check is raised a little after the move it doubts, when the table has settled; the
-      renderer's labels say how many true observations were made by that frame, and the latest
+      renderer's labels say how many true observations had put their card down by that frame
+      (a card still in a hand is not there yet), and the latest
       of them (at most ``RECENT`` back) that put a card in the zone the check names is that
       card, if it still lies there. (The camera may have the card's origin wrong too; a rename
       cannot put that right, and the referee refuses it then.)
