@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from vision import motion  # noqa: E402
 from vision.calibration import from_markers  # noqa: E402
 from vision.layout import load_layout  # noqa: E402
-from vision.pipeline import TABLE_MARGIN_CM  # noqa: E402
+from vision.pipeline import watched_corners  # noqa: E402
 from vision.synth.conditions import perturb  # noqa: E402
 
 
@@ -61,8 +61,7 @@ def judge(module, video: Path) -> dict:
                 break
             if index == 0:  # the table and its margin, from the mat's markers as the camera referee does
                 cal = from_markers(image, layout)
-                w, h, m = *layout.table_size, TABLE_MARGIN_CM
-                corners = cal.to_image(np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], float))
+                corners = cal.to_image(watched_corners(layout))
                 settle.set_region(corners, (image.shape[1], image.shape[0]))
             t0 = time.perf_counter()
             report = settle.update(image, index / fps)

@@ -76,6 +76,12 @@ CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the
 READ_FOR_S = 0.06
 
 
+def watched_corners(layout: Layout) -> np.ndarray:
+    """The corners (table cm) of where motion is judged: the table and its margin."""
+    w, h, m = *layout.table_size, TABLE_MARGIN_CM
+    return np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], np.float64)
+
+
 def start_cards(layout: Layout, zones: dict[str, list]) -> dict[str, str]:
     """Zone -> the card the camera should see on top there now (``BACK`` face down), for the
     on-table piles of ``zones`` (the referee's state at the start of a game)."""
@@ -391,8 +397,7 @@ class CameraReferee:
         if self.calibration is None:
             return
         w, h = self.layout.table_size
-        m = TABLE_MARGIN_CM
-        corners = np.array([[-m, -m], [w + m, -m], [w + m, h + m], [-m, h + m]], np.float64)
+        corners = watched_corners(self.layout)
         size = (image.shape[1], image.shape[0])
         cw, ch = self.layout.card_size
         card = self.calibration.to_image(np.array([[w / 2, h / 2], [w / 2 + cw, h / 2],
