@@ -17,12 +17,12 @@ git, run on ONNX Runtime as it was then, or on OpenVINO with ``--baseline-backen
 camera alone and with the players answering, beside today's; ``--only-models`` leaves out the
 renderer's labels and the annotated video.
 
-``--conditions arms bump staging dim blur noise lowres drop flicker shake fps10 mirror``
+``--conditions arms bump staging dim blur noise lowres drop flicker shake fps10 mirror fast``
 replays each game clean and as filmed under each condition (``vision.synth.conditions``: arms
 crossing the table, a camera knocked mid-game, a hand hiding every card's time in staging, dim
 warm light, defocus blur, grain with heavy compression, a 640x360 camera, a fifth of the frames
 lost in bursts, a light pulsing by a quarter, a camera trembling by a pixel, a camera of 10
-frames a second, a camera that mirrors the table), through
+frames a second, a camera that mirrors the table, a game played twice as fast), through
 the shipped detector with the camera alone and with the players answering its checks and
 questions, and prints one table, condition by condition. Beside the true observations
 recovered in order, "announced" counts the true game's state, damage and result announcements
@@ -30,6 +30,9 @@ made in order: what the players hear (a joker flopped that an arm hid until it l
 spot is one observation for the true log's two, with the same announcements):
 
     nice -n 10 python bench/replay.py --seeds 141 142 --moves 24 --conditions arms bump staging dim
+
+``--quiet-s 0.25 0.4`` replays every variant once per stillness the camera waits for before a
+read, side by side (one value: every replay with it; none: the camera referee's default).
 
 ``--rereferee`` referees again the detections an earlier run saved, without the detector: what
 event inference and the rules make of the same reads (the speed columns are then the
@@ -163,6 +166,17 @@ def replay_row(args: argparse.Namespace, game: Path, out: Path, extra: list[str]
     }
 
 
+def with_quiet(variants: dict[str, list[str]], quiet: list[float] | None) -> dict[str, list[str]]:
+    """Each variant once per ``--quiet-s`` value (named by it when there are several): the
+    stillness the camera waits for before a read, compared side by side on the same videos."""
+    if not quiet:
+        return variants
+    if len(quiet) == 1:
+        return {name: [*extra, "--quiet-s", str(quiet[0])] for name, extra in variants.items()}
+    return {f"{name}, quiet {q:g} s": [*extra, "--quiet-s", str(q)]
+            for name, extra in variants.items() for q in quiet}
+
+
 COUNTED = ("wrong_scored", "desyncs", "recoveries", "questions", "drifts")
 
 
@@ -217,6 +231,9 @@ def main() -> int:
     p.add_argument("--only-models", action="store_true", help="only the detector variants, no video")
     p.add_argument("--conditions", nargs="*", default=None, choices=CONDITIONS,
                    help="also replay each game filmed under these conditions (camera alone, players)")
+    p.add_argument("--quiet-s", type=float, nargs="+", metavar="SECONDS",
+                   help="the stillness each replay waits for before a read (cardref replay --quiet-s); "
+                        "several values: each variant once per value, side by side")
     p.add_argument("--rereferee", action="store_true",
                    help="referee the detections an earlier run saved again (the event inference and "
                         "rules of today on the same reads; speed is then the referee's alone)")
@@ -260,9 +277,10 @@ def main() -> int:
                 filmed = game if condition == "clean" else args.work / f"game_{seed}_{condition}"
                 if condition != "clean" and not (filmed / "video.mp4").exists():
                     perturb(game, filmed, condition, seed)
-                for name, extra in {"camera alone": ["--no-video"],
-                                    "players answering": ["--no-video", "--players", str(filmed)]}.items():
-                    out = args.work / f"replay_{seed}_{condition}_{name.replace(' ', '_')}"
+                alone_players = {"camera alone": ["--no-video"],
+                                 "players answering": ["--no-video", "--players", str(filmed)]}
+                for name, extra in with_quiet(alone_players, args.quiet_s).items():
+                    out = args.work / f"replay_{seed}_{condition}_{name.replace(' ', '_').replace(',', '')}"
                     row = replay_row(args, filmed, out, extra, by_moves)
                     rows.append({"seed": seed, "deck": deck, "variant": f"{condition}, {name}",
                                  "condition": condition, **row})
@@ -284,7 +302,7 @@ def main() -> int:
                 "truth detections, players": ["--detections", str(truth), *players],
                 "model, players": players,
             }
-        for name, extra in variants.items():
+        for name, extra in with_quiet(variants, args.quiet_s).items():
             out = args.work / f"{prefix}replay_{seed}_{name.replace(' ', '_').replace(',', '')}"
             row = replay_row(args, game, out, extra, by_moves)
             rows.append({"seed": seed, "deck": deck, "variant": name, **row})

@@ -11,7 +11,7 @@ from pathlib import Path
 from referee.announcements import Announcement
 from referee.config import parse_set_options
 from referee.core import Game, Referee
-from referee.errors import ObservationError
+from referee.errors import CardrefError, ObservationError
 from referee.gamelog import GameLog, read_log, version_note
 from referee.games import GAMES, load_game
 
@@ -22,6 +22,23 @@ def add_game_args(parser: argparse.ArgumentParser) -> None:
         "--set", dest="overrides", action="append", metavar="KEY=VALUE",
         help="choose a rule variant (see configs/games/GAME.yaml); repeatable",
     )
+
+
+def add_quiet_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet-s", type=float, metavar="SECONDS",
+        help="stillness before the table is read, seconds (default 0.4, the camera referee's "
+        "Settings; longer for players who pause over the cards)",
+    )
+
+
+def quiet_from_args(args: argparse.Namespace) -> dict:
+    """``Settings`` keywords for ``--quiet-s`` (none: the camera referee's default)."""
+    if args.quiet_s is None:
+        return {}
+    if not 0 < args.quiet_s <= 5:
+        raise CardrefError(f"--quiet-s: expected seconds between 0 and 5, got {args.quiet_s}")
+    return {"quiet_s": args.quiet_s}
 
 
 def game_from_args(args: argparse.Namespace) -> Game:

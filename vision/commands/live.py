@@ -41,6 +41,7 @@ KEYS = "123456789"
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from referee.games import GAMES
+    from vision.commands.common import add_quiet_arg
     from vision.detector import RUNTIMES
 
     p = argparse.ArgumentParser(
@@ -65,6 +66,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--players", type=Path, metavar="GAME_DIR",
                    help="a game rendered by cardref render-game, filmed by --camera: its players type, "
                         "answer and check as it went, as with cardref replay --players")
+    add_quiet_arg(p)
     p.add_argument("--headless", action="store_true", help="no window")
     p.add_argument("--record-window", type=Path, metavar="FILE.mp4",
                    help="write what the window shows to this video (with --headless too)")
@@ -146,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     from referee.observations import parse_short
     from referee.summary import whose_turn
     from vision.calibration import Calibration
-    from vision.commands.common import game_from_args, open_referee
+    from vision.commands.common import game_from_args, open_referee, quiet_from_args
     from vision.detector.detections_io import model_detector, recorded_detector
     from vision.frame_loop import frames, referee_frame, rendered_players
     from vision.layout import load_layout
@@ -156,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import Lost, open_source
 
     game = game_from_args(args)
+    settings = Settings(**quiet_from_args(args))
     if args.serve:
         from vision.screen.server import parse_address
 
@@ -175,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         detect = recorded_detector(args.detections)
     else:
         detect = model_detector(args.model, Settings.conf, args.backend)
-    camera = CameraReferee(referee, layout, detect, calibration)
+    camera = CameraReferee(referee, layout, detect, calibration, settings)
     camera.inference.ask_readings = True  # the players at the table answer with a number key
     speaker = None
     if args.speak:

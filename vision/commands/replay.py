@@ -38,6 +38,7 @@ from referee.errors import CardrefError
 def build_parser(prog: str) -> argparse.ArgumentParser:
     from referee.executors import add_worker_args
     from referee.games import GAMES
+    from vision.commands.common import add_quiet_arg
     from vision.detector import RUNTIMES
 
     p = argparse.ArgumentParser(
@@ -66,6 +67,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-video", action="store_true", help="skip annotated.mp4 (faster)")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no announcements on stdout")
+    add_quiet_arg(p)
     p.add_argument("--threads", type=int, help="detector threads (default: the runtime's; with several "
                    "local workers, the cores shared out among them)")
     add_worker_args(p, "replay several videos side by side")
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 def replay_one(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration
-    from vision.commands.common import game_from_args, open_referee
+    from vision.commands.common import game_from_args, open_referee, quiet_from_args
     from vision.detector.detections_io import model_detector, recorded_detector
     from vision.frame_loop import frames, referee_frame, rendered_players
     from vision.layout import load_layout
@@ -103,6 +105,7 @@ def replay_one(args: argparse.Namespace) -> int:
     from vision.sources import VideoSource
 
     game = game_from_args(args)
+    settings = Settings(**quiet_from_args(args))
     layout = load_layout(args.game)
     source = VideoSource(Path(args.video))
     answers = read_answers(args.answers)
@@ -120,7 +123,7 @@ def replay_one(args: argparse.Namespace) -> int:
     if log.exists():
         log.unlink()  # a replay starts the game afresh
     referee, _ = open_referee(game, str(log))
-    camera = CameraReferee(referee, layout, detect, calibration)
+    camera = CameraReferee(referee, layout, detect, calibration, settings)
     camera.inference.ask_readings = players is not None  # someone answers the camera's questions
     writer = ReplayWriter(args.out, source, layout, write_video=not args.no_video)
     started = time.perf_counter()
