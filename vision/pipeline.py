@@ -59,7 +59,7 @@ class Event:
 @dataclass
 class Settings:
     reads: int = 3  # settled frames read and voted on per table state (at most: READ_FOR_S)
-    quiet_s: float = 0.4
+    quiet_s: float = 0.25  # stillness before a read: players who know the game pause ~1/3 s
     conf: float = 0.25  # a card is there (``Detections.found``): unsure names still vote
     calibrate_from_cards: bool = True  # no markers in view: fit the start layout's cards
 

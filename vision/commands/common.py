@@ -27,7 +27,7 @@ def add_game_args(parser: argparse.ArgumentParser) -> None:
 def add_quiet_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet-s", type=float, metavar="SECONDS",
-        help="stillness before the table is read, seconds (default 0.4, the camera referee's "
+        help="stillness before the table is read, seconds (default 0.25, the camera referee's "
         "Settings; longer for players who pause over the cards)",
     )
 

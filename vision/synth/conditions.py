@@ -22,8 +22,9 @@ only what the camera sees changes:
 - ``lowres``: a 640x360 camera (the video itself is that size, the labels' boxes scaled);
 - ``drop``: a busy machine or a stalling USB camera: 20 % of the frames, in bursts of 3-12
   (0.1-0.4 s), never arrive; as a recording of such a camera does, the video repeats the
-  last frame delivered, so the table looks still where it was not (a burst never outlasts
-  the pipeline's quiet time, as a real stall would not hide a whole move);
+  last frame delivered, so the table looks still where it was not (a burst can outlast the
+  pipeline's quiet time, so a frozen picture may be read, but not a player's pause: a real
+  stall would not hide a whole move);
 - ``flicker``: a light that pulses (a strip light beating with the camera's frame rate, or a
   webcam's exposure hunting): every frame's brightness scaled by 1 + 0.25 sin(2 pi 4.3 t), so
   that no two frames in a row are lit alike;
