@@ -38,6 +38,17 @@ def replay_of(game, tmp_path, condition: str, arms: Arms | None = None):
     return filmed, out, read_jsonl(out / "events.jsonl")
 
 
+def assert_read_move_by_move(filmed, out, events) -> None:
+    """Each move read whole at least once (not only in parts, under a hand), no desync, and
+    every true observation recovered, none wrong."""
+    moves = sum(1 for o in read_jsonl(filmed / "observations.jsonl") if o.get("type", "move") == "move")
+    whole = [e for e in events if e["kind"] == "read" and not e["data"].get("covered")]
+    assert len(whole) >= moves, (len(whole), moves)
+    assert not [e for e in events if e["kind"] == "desync"]
+    score = score_replay(filmed, out)
+    assert score.recovered == 1.0 and score.wrong_scored == [], score
+
+
 def test_a_card_whose_staging_the_camera_never_saw_is_recovered(game_video, tmp_path):
     """A hand moves over every drawn card while it lies in staging: each such card seems to
     jump from the draw pile to its destination, which the rules refuse. The missed step is
@@ -149,12 +160,7 @@ def test_a_camera_of_ten_frames_a_second_reads_a_table_still_for_half_a_second(g
     moves lost), so each move is read whole once it settles."""
     filmed, out, events = replay_of(game_video, tmp_path, "fps10")
     assert json.loads((filmed / "render.json").read_text())["fps"] == 10
-    moves = sum(1 for o in read_jsonl(filmed / "observations.jsonl") if o.get("type", "move") == "move")
-    whole = [e for e in events if e["kind"] == "read" and not e["data"].get("covered")]
-    assert len(whole) >= moves, (len(whole), moves)
-    assert not [e for e in events if e["kind"] == "desync"]
-    score = score_replay(filmed, out)
-    assert score.recovered == 1.0 and score.wrong_scored == [], score
+    assert_read_move_by_move(filmed, out, events)
 
 
 def test_a_game_played_twice_as_fast_is_read_move_by_move(game_video, tmp_path):
@@ -165,12 +171,7 @@ def test_a_game_played_twice_as_fast_is_read_move_by_move(game_video, tmp_path):
     filmed, out, events = replay_of(game_video, tmp_path, "fast")
     meta = json.loads((filmed / "render.json").read_text())
     assert meta["fps"] == 30 and meta["condition"] == "fast"
-    moves = sum(1 for o in read_jsonl(filmed / "observations.jsonl") if o.get("type", "move") == "move")
-    whole = [e for e in events if e["kind"] == "read" and not e["data"].get("covered")]
-    assert len(whole) >= moves, (len(whole), moves)
-    assert not [e for e in events if e["kind"] == "desync"]
-    score = score_replay(filmed, out)
-    assert score.recovered == 1.0 and score.wrong_scored == [], score
+    assert_read_move_by_move(filmed, out, events)
     dets = tmp_path / "fast.jsonl"
     slow = replay(filmed, tmp_path / "slow", "--detections", str(dets), "--no-video", "--quiet-s", "0.4")
     assert slow.returncode == 0, slow.stderr
