@@ -646,6 +646,8 @@ class EventInference:
         # Without a reading of the table, a surer name than the first is enough; with one,
         # the rename must be surer by a margin (a flip between unsure reads is not a re-read).
         stayed = self._stayed_plan(seen, len(plan) if plan is not None else None) if changes else None
+        if stayed is None and plan is not None and len(plan) > 1:
+            stayed = self._vanished_plan(seen, len(plan))  # moved, and misread where it landed
         if stayed is not None:  # the table read as if that card had not been misread
             seen, changes, plan, result.read_as = stayed.seen, stayed.changes, stayed.plan, stayed.read_as
         margin = RENAME_MARGIN if plan is not None else 0.0
@@ -1241,11 +1243,16 @@ class EventInference:
                 unexplained = Stayed(state, changes, None, {old: name})
         return unexplained
 
-    def _vanished_plan(self, seen: TableState) -> Stayed | None:
+    def _vanished_plan(self, seen: TableState, moves: int | None = None) -> Stayed | None:
         """The table explained with a card that arrived somewhere renamed as a card that has
         left its place and is seen nowhere now, the likelier names for the read first; or None.
         Two changes of one move seen as two (one card gone, another come) are likelier than a
-        move the rules refuse."""
+        move the rules refuse. With ``moves`` (the rules explain the table as read in that
+        many), only a card read unsurely, the gone card among its likely names, and only when
+        the table then reads in fewer moves: one card moved and misread where it landed is
+        likelier than that card hidden at once under a new one (a `JD` discarded from staging
+        onto a flop pile, read there `KH` at 0.08 with `JD` among its names, was fed as
+        discarded and covered by a `KH` flopped onto it, and the game went out of step)."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         shown = seen.all_face_up()
         gone = list(dict.fromkeys(n for (z, n), k in expected.items() if k > now[(z, n)] and not shown[n]))
@@ -1258,6 +1265,11 @@ class EventInference:
             # (Where that card lay, the name read is another card there or the same misread:
             # ``_stayed_plan``'s question, not this one's.)
             moved = [n for n in gone if not expected[(zone, n)]]
+            if moves is not None:
+                if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+                    continue
+                faint = {n for n, _ in seen.candidates.get((zone, name), ())}
+                moved = [n for n in moved if n in faint or n in seen.alternatives.get((zone, name), ())]
             tries += [(-read_p(seen, zone, name, n), zone, name, n) for n in moved]
         for _, zone, name, old in sorted(tries):
             state = renamed(seen, [(zone, name, old)], keep_doubts=True)
@@ -1266,7 +1278,8 @@ class EventInference:
             changes, plan = self._read(state, self.context)
             # That card's move must explain the read: one still read where it lay (by the name
             # the camera gives it) is no card gone, and the read renamed so would be ignored.
-            if plan is not None and any(c.card == old for c in changes):
+            fewer = moves is None or (plan is not None and len(plan) < moves)
+            if plan is not None and fewer and any(c.card == old for c in changes):
                 return Stayed(state, changes, plan, {old: name})
         return None
 
