@@ -311,3 +311,47 @@ def test_hits_laid_across_land_in_their_zone_with_the_camera_turned(art, seed, y
     assert across and all(got == true for got, true in across), across
     right = sum(s.zone == lb.zone for s, lb in zip(seen, labels, strict=True))
     assert right / len(labels) >= 0.95
+
+
+def test_a_part_of_the_table_beside_a_moving_arm_waits_longer_than_the_whole_table():
+    """An arm keeps moving over the left of the table while a card is laid on the right: that
+    part is read once it has been still for ``PARTIAL_QUIET_S`` (0.4 s), not after the whole
+    table's 0.25 s (read at every pause of a passing hand, a drawn card's one still moment went
+    unread); once the arm has gone, the whole table is read after its own 0.25 s."""
+    from vision.motion import PARTIAL_AFTER_S, PARTIAL_QUIET_S
+
+    fps, quiet_s = 30, 0.25
+    rng = np.random.default_rng(3)
+    table = cv2.GaussianBlur(rng.integers(40, 70, (360, 640, 3), dtype=np.uint8), (0, 0), 2)
+    table[..., 1] += 50  # green felt
+    for x in range(230, 460, 50):  # printed cards already on the table
+        for y in (40, 250):
+            table[y : y + 70, x : x + 45] = 235
+            table[y + 8 : y + 62, x + 6 : x + 39] = rng.integers(0, 255, (54, 33, 1), dtype=np.uint8)
+    # A sleeve's coarse pattern: an arm's pixels change as it moves, none stays still 0.4 s.
+    pattern = rng.integers(90, 230, (4, 9, 3), dtype=np.uint8)
+    arm = cv2.resize(pattern, (140, 50), interpolation=cv2.INTER_NEAREST)
+    laid, gone = 60, 120  # the card down at frame 60 (2 s), the arm gone at frame 120
+    settle = SettleDetector(quiet_s=quiet_s)
+    parts, reads = [], []
+    for i in range(180):
+        frame = table.copy()
+        if i >= laid:
+            frame[130:220, 480:540] = 240
+        if 3 <= i < gone:  # up and down over the left of the table, 0.3 s a sweep
+            y = round(100 + 30 * np.sin(2 * np.pi * i / 9))
+            frame[y : y + 50, 40:180] = arm
+        r = settle.update(frame, i / fps)
+        if i == 0:
+            settle.mark_read(frame)  # the table read before the arm came
+        elif r.partial:
+            parts.append(i)
+            assert not r.still[19:44, 11:44].any() and r.still[34:54, 121:134].all()  # not under the arm
+            settle.mark_read(frame)
+        elif r.read_now:
+            reads.append(i)
+            settle.mark_read(frame)
+    assert PARTIAL_AFTER_S * fps < laid  # the arm has moved long enough for parts to be read
+    assert parts and parts[0] == laid + round(PARTIAL_QUIET_S * fps), parts
+    assert reads == [gone + 11], reads  # 0.07 s to see the arm gone, then 0.25 s of quiet
+    assert parts[0] - laid > reads[0] - gone  # the part beside the arm waited the longer
