@@ -166,3 +166,18 @@ def without_markers(detections, image: np.ndarray, layout: Layout, overlap: floa
     )
     keep = box_iou(detections.xyxy, squares).max(axis=1) < overlap
     return detections[keep]
+
+
+def mirrors(image: np.ndarray, layout: Layout) -> bool | None:
+    """Whether the camera shows the table as in a mirror (a webcam's selfie view): True when
+    the mat's markers read only in the image turned back, False when they read as it is (or the
+    layout has none), None when neither shows them (the mat not in view yet)."""
+    if not layout.markers:
+        return False
+    for turned, picture in ((False, image), (True, cv2.flip(image, 1))):
+        try:
+            from_markers(picture, layout)
+        except CardrefError:
+            continue
+        return turned
+    return None

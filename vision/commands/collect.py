@@ -40,7 +40,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--split", default="auto", choices=("auto", "train", "val"), help="this session's split")
     p.add_argument("--val-every", type=int, default=4, help="auto split: every K-th session is val (4)")
     p.add_argument("--reads", type=int, default=3, help="reads of each settled table, cross-checked (3)")
-    p.add_argument("--quiet-s", type=float, default=0.4, help="stillness before reading, seconds (0.4)")
+    p.add_argument(
+        "--quiet-s", type=float, default=0.4,
+        help="stillness before reading, seconds (0.4: longer than the referee's 0.25, for still frames)",
+    )
     p.add_argument(
         "--min-change",
         type=float,
@@ -50,7 +53,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--fps", type=float, default=1.0, help="folder of images: frames per second (1)")
     p.add_argument("--guided", action="store_true", help="lay out cards as a plan says; labels from it")
     p.add_argument("--plan", action="store_true", help="print the guided plan and exit")
-    p.add_argument("--layout", default="royal_family", help="table layout of the guided plan")
+    p.add_argument("--layout", default="royal_family", help="table layout: its mat markers, the plan's zones")
     p.add_argument("--seed", type=int, default=0, help="guided plan: which cards go where")
     p.add_argument("--calibration", type=Path, help="guided: saved calibration (default: mat markers)")
     p.add_argument(
@@ -97,14 +100,16 @@ def ask(text: str) -> str:
         raise CardrefError("no terminal to press Enter on (use --no-prompt for a recorded video)") from None
 
 
-def collect_free(source, collector, log) -> None:
-    """Every frame of the source through the collector (a lost camera is waited for), with a
-    progress bar (of the video's length, or an open count for a camera)."""
+def collect_free(source, collector, layout, log) -> None:
+    """Every frame of the source through the collector (a lost camera is waited for; a camera
+    that mirrors the mat, turned back), with a progress bar (of the video's length, or an open
+    count for a camera)."""
+    from vision.collect.mirror import turned_back
     from vision.frame_loop import frames
     from vision.progress import progress
 
     with progress(getattr(source, "frame_count", None) or None, "collect", "frame") as bar:
-        for item in frames(source, lost=lambda _: log("camera lost: reconnecting")):
+        for item in frames(turned_back(source, layout, log), lost=lambda _: log("camera lost: reconnecting")):
             collector.process(item.index, item.time, item.image)
             bar.update()
 
@@ -112,13 +117,15 @@ def collect_free(source, collector, log) -> None:
 def collect_guided(args: argparse.Namespace, source, watcher, session, log) -> None:
     from vision.calibration import Calibration
     from vision.collect.guided import make_plan, run_guided
+    from vision.collect.mirror import turned_back
     from vision.layout import load_layout
 
     layout = load_layout(args.layout)
     calibration = Calibration.load(args.calibration) if args.calibration else None
     prompt = (lambda text: None) if args.no_prompt else ask
     steps = make_plan(layout, args.seed)
-    run_guided(steps, source, watcher, session, layout, args.conf, calibration, prompt, log)
+    frames = turned_back(source, layout, log)
+    run_guided(steps, frames, watcher, session, layout, args.conf, calibration, prompt, log)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,6 +141,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.camera or not args.out:
         raise CardrefError("--camera and --out are needed (or --plan to print the guided plan)")
+    if not 0 < args.quiet_s <= 5:
+        raise CardrefError(f"--quiet-s: expected seconds between 0 and 5, got {args.quiet_s}")
 
     def log(text: str) -> None:
         say(text)  # a line of its own, below a running progress bar
@@ -160,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             collect_guided(args, source, StateWatcher(detect, settings), session, log)
         else:
             collector = Collector(session, detect, settings, log)
-            collect_free(source, collector, log)
+            collect_free(source, collector, load_layout(args.layout), log)
             duplicates = collector.duplicates
             skipped += collector.unreadable
         skipped += getattr(source, "unreadable", [])
