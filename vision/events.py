@@ -1667,7 +1667,11 @@ class EventInference:
 
     def _unmoved(self, seen: TableState, since: float | None) -> TableState:
         """A pile's top read unsurely by another name where nothing moved since the last read:
-        the card that lay there, misread, where nothing moved since the camera fed it either,
+        the card that lay there, misread, where nothing moved since the camera fed it either
+        (even read surely there, by the name the camera misread it by before the players named
+        it: a Royal Shuffle queen read `QD` when played, keyed `QH` at the camera's check, read
+        `QD` at 0.61 a read later was fed as a second queen flipped onto her, seed 2 at 0.25 s
+        of quiet),
         or where the camera found the name read now likely for it when it named it (a guyenne
         `KS`, named with `KC` likely, read `JC` and then `KC` at 0.2 after a hand passed near,
         was fed as black's next discard, ending black's turn). Not a card the pile was
@@ -1688,9 +1692,17 @@ class EventInference:
                 continue
             top = [n for (at, n), k in view.items() if at == zone and k]
             name = names[0]
-            if len(top) != 1 or top[0] == name or seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+            if len(top) != 1 or top[0] == name:
                 continue
             naming = self.named.get(top[0])
+            if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:
+                # Read surely, but by the name the camera misread that card by (the players or
+                # the rules named it otherwise), and nothing moved there since it was fed: that
+                # card. (Not a name merely likely: a surer read by it is how a misread is put right.)
+                misread = naming is not None and name == naming.camera
+                if misread and moved <= self._fed_at.get(zone, -math.inf):
+                    renames.append((zone, name, top[0]))
+                continue
             likely = naming is not None and name in {*naming.others, *(n for n, _ in naming.candidates)}
             if likely and doubted is None:
                 doubted = bool(self.held) and refused(self.context.trial(), self.held[0].obs)

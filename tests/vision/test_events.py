@@ -967,6 +967,33 @@ def test_a_pile_top_read_unsurely_by_another_name_where_nothing_moved_is_the_sam
     assert results[3.0].fed or results[3.0].desync
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_a_pile_top_read_surely_by_its_misread_name_where_nothing_moved_is_the_same_card(seed):
+    """A flop read unsurely by a card still in the draw pile and renamed by a player, then read
+    surely (0.65) by that misread name again where nothing moved since the camera fed it: the
+    table is read with the card that lies there, before the rules are asked. In Royal Shuffle a
+    card laid on a court pile is legal at any turn, so there the rules did not save it: a queen
+    read `QD`, keyed `QH` at the camera's check, read `QD` at 0.61 a read later, was fed as a
+    second queen flipped onto her. Had the pile moved since, the read is left as read."""
+    for moved_at, lies in ((1.0, "card"), (5.0, "other")):  # the pile moved before the feed (2.0), after
+        truth, camera, inference, physical, flop, other = first_flop(seed)
+        card = str(flop.card)
+        first = camera_view(physical)
+        first.cards[flop.dst] = [other]
+        first.likelihood[(flop.dst, other)] = 0.3
+        inference.update(first, {flop.dst: 1.0}, now=2.0)
+        notes = inference.answer(parse_short(f"rename card={other} as={card}"))
+        assert notes[0].kind == "STATE"
+        again = camera_view(physical)
+        again.cards[flop.dst] = [other]
+        again.likelihood[(flop.dst, other)] = 0.65
+        result = inference.update(again, {flop.dst: moved_at}, now=6.0, since=3.0)
+        assert result.fed == [] and result.desync is None, result  # Royal Family: no flop lands there
+        assert inference.referee.snapshot() == truth.snapshot()
+        # What the table is read as, before the rules are asked (its zones' times kept):
+        assert inference._unmoved(again, 3.0).cards[flop.dst] == [{"card": card, "other": other}[lies]]
+
+
 def discard_on_a_flop(seeds=range(1, 40)):
     """The first seed whose game has a drawn card discarded face-up onto a flop pile that
     holds a card: (seed, observations up to that discard, the card covered)."""
