@@ -73,6 +73,9 @@ class Layout:
     source: str = ""
     markers: tuple[Marker, ...] = ()
     marker_dictionary: str = "DICT_4X4_50"
+    # Stillness before the camera reads the table, seconds, where this game's players need
+    # another than the camera referee's default (``vision.pipeline.QUIET_S``); None: that.
+    quiet_s: float | None = None
 
     @property
     def table_zones(self) -> list[Zone]:
@@ -150,7 +153,12 @@ def parse_layout(data: Any, source: str = "<layout>") -> Layout:
         if z.over is not None and z.over not in zones:
             raise ConfigError(f"{source}: zone '{z.id}': field 'over': unknown zone {z.over!r}")
     markers, dictionary = _markers(data.get("markers"), f"{source}: field 'markers'")
-    return Layout(str(data["name"]), table, card, zones, source, markers, dictionary)
+    quiet = data.get("quiet_s")
+    seconds = isinstance(quiet, (int, float)) and not isinstance(quiet, bool) and 0 < quiet <= 5
+    if quiet is not None and not seconds:
+        raise ConfigError(f"{source}: field 'quiet_s': expected seconds between 0 and 5, got {quiet!r}")
+    quiet_s = None if quiet is None else float(quiet)
+    return Layout(str(data["name"]), table, card, zones, source, markers, dictionary, quiet_s)
 
 
 def _markers(spec: Any, loc: str) -> tuple[tuple[Marker, ...], str]:

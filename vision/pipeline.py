@@ -56,10 +56,15 @@ class Event:
     observation: Observation | None = None
 
 
+# Stillness before a read, seconds: players who know the game pause about a third of a
+# second between moves (a game's layout may ask for longer: ``Layout.quiet_s``).
+QUIET_S = 0.25
+
+
 @dataclass
 class Settings:
     reads: int = 3  # settled frames read and voted on per table state (at most: READ_FOR_S)
-    quiet_s: float = 0.25  # stillness before a read: players who know the game pause ~1/3 s
+    quiet_s: float | None = None  # stillness before a read, seconds: None, the layout's or QUIET_S
     conf: float = 0.25  # a card is there (``Detections.found``): unsure names still vote
     calibrate_from_cards: bool = True  # no markers in view: fit the start layout's cards
 
@@ -132,7 +137,8 @@ class CameraReferee:
         self.referee, self.layout, self.detect = referee, layout, detect
         self.calibration = calibration
         self.settings = settings or Settings()
-        self.settle = SettleDetector(quiet_s=self.settings.quiet_s)
+        self.quiet_s = self.settings.quiet_s or layout.quiet_s or QUIET_S
+        self.settle = SettleDetector(quiet_s=self.quiet_s)
         self.inference = EventInference(referee, layout)
         self.vote: Vote | None = None
         self.vote_from = 0.0  # when the vote's first frame was read

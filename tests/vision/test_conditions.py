@@ -19,7 +19,7 @@ from vision.commands.common import open_referee
 from vision.commands.replay import read_answers
 from vision.detector.detections_io import recorded_detector
 from vision.layout import load_layout
-from vision.pipeline import CameraReferee, Settings
+from vision.pipeline import QUIET_S, CameraReferee
 from vision.replay_eval import read_jsonl, score_replay, truth_detections
 from vision.sources import VideoSource
 from vision.synth.conditions import BUMP_AT, DROP_BURST, Arms, dropped_frames, perturb
@@ -223,7 +223,7 @@ def test_dropped_frames_come_in_short_bursts_a_fifth_of_them():
     assert 0.15 < len(dropped) / frames < 0.25
     bursts = np.split(np.array(dropped), np.flatnonzero(np.diff(dropped) > 1) + 1)
     assert all(DROP_BURST[0] <= len(b) <= DROP_BURST[1] for b in bursts[:-1])
-    assert max(len(b) for b in bursts) > Settings().quiet_s * 30.0  # frozen long enough to read
+    assert max(len(b) for b in bursts) > QUIET_S * 30.0  # frozen long enough to read
 
 
 def test_each_camera_films_every_frame_and_a_640x360_camera_a_smaller_video(game_video, tmp_path):

@@ -8,6 +8,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, is_dataclass, replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -958,3 +959,25 @@ def test_a_new_duke_read_as_a_back_after_the_reveal_is_the_switch_it_finishes(se
     result = inference.update(read, times, now=10.0, since=5.0)
     fed = {(str(o.card), o.src, o.dst) for o, _ in result.fed}
     assert {(out, "dukes_red", "hand_red"), (decoy, None, "dukes_red")} <= fed, fed
+
+
+def test_a_game_that_needs_a_longer_stillness_sets_it_in_its_layout(tmp_path):
+    """Dukes Up!'s layout asks for 0.4 s of stillness before a read (measured on its rendered
+    games); the other games take the camera's 0.25 s; ``--quiet-s`` wins over both; a bad
+    value is one line naming the file and the field."""
+    from vision.pipeline import QUIET_S, CameraReferee, Settings
+
+    def settle_s(game: str, settings: Settings | None = None) -> float:
+        camera = CameraReferee(Referee(load_game(game)), load_layout(game), lambda image, index: None,
+                               settings=settings)
+        return camera.settle.quiet_s
+
+    assert QUIET_S == 0.25
+    assert {game: settle_s(game) for game in GAMES} == {
+        game: 0.4 if game == "dukes_up" else QUIET_S for game in GAMES
+    }
+    assert settle_s("dukes_up", Settings(quiet_s=0.3)) == 0.3
+    bad = tmp_path / "slow.yaml"
+    bad.write_text(Path(load_layout("royal_family").source).read_text() + "quiet_s: forever\n")
+    with pytest.raises(ConfigError, match=r"slow.yaml: field 'quiet_s': expected seconds between 0 and 5"):
+        load_layout(bad)

@@ -27,8 +27,8 @@ def add_game_args(parser: argparse.ArgumentParser) -> None:
 def add_quiet_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet-s", type=float, metavar="SECONDS",
-        help="stillness before the table is read, seconds (default 0.25, the camera referee's "
-        "Settings; longer for players who pause over the cards)",
+        help="stillness before the table is read, seconds (default 0.25, or the game's layout's: "
+        "Dukes Up! 0.4; longer for players who pause over the cards)",
     )
 
 
