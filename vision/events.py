@@ -397,11 +397,6 @@ class EventInference:
         self._times: dict[str, float] | None = None
         self._since: float | None = None  # when the table before this read was read
         self._fed_at: dict[str, float] = {}  # layout zone -> when a move there was last fed
-        # Each zone's names at the last read, as read (and whether that read changed nothing
-        # and left the table explained): read again alike where nothing moved since, a zone
-        # tells nothing new.
-        self._last_read: dict[str, tuple[str, ...]] = {}
-        self._last_explained = False
 
     @property
     def referee(self) -> Referee:
@@ -568,10 +563,6 @@ class EventInference:
         since keeps its card, :meth:`_unmoved`)."""
         self._times, self._since = times, since
         result = self._update(self._unmoved(seen, since))
-        self._last_read = {zone: tuple(names) for zone, names in seen.cards.items()}
-        # (Only a read that changed nothing: one that fed a move or a rename may have taken a
-        # card that left for a misread one, which the next reads must be free to put right.)
-        self._last_explained = self.desync is None and self.referee.pending is None and not result.fed
         for obs, notes in result.fed if now is not None else []:
             if not any(a.kind == "REJECT" for a in notes):
                 self._fed_at.update({self.layout.lies_in(z): now for z in (obs.src, obs.dst) if z})
@@ -1702,13 +1693,6 @@ class EventInference:
             top = [n for (at, n), k in view.items() if at == zone and k]
             name = names[0]
             if len(top) != 1 or top[0] == name:
-                continue
-            if self._last_explained and self._last_read.get(zone) == (name,):
-                # Read as at the last read, which changed nothing, and still since: what the
-                # camera made of it then stands (a guyenne `KH` on a discard pile, read `JH` at
-                # chance read after read, was taken for a new `JD` discarded at the third read
-                # once the detector's second names changed: Dukes Up! seed 8 at 0.25 s of quiet).
-                renames.append((zone, name, top[0]))
                 continue
             naming = self.named.get(top[0])
             if seen.likelihood.get((zone, name), 1.0) >= UNSURE_NAMING:

@@ -994,26 +994,6 @@ def test_a_pile_top_read_surely_by_its_misread_name_where_nothing_moved_is_the_s
         assert inference._unmoved(again, 3.0).cards[flop.dst] == [{"card": card, "other": other}[lies]]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_a_pile_top_read_as_at_the_last_read_where_nothing_moved_since_is_what_it_was_then(seed):
-    """A flop read surely, then (after a hand passed near) by another name unsurely, with its own
-    name as the second: the same card. Read so again with nothing moved since, but with no
-    second name this time: still the same card, not a new card (a guyenne `KH` on a Dukes Up!
-    discard pile, read `JH` at chance read after read, was taken for a new `JD` discarded once
-    the detector's second names changed)."""
-    truth, camera, inference, physical, flop, other = first_flop(seed)
-    card = str(flop.card)
-    assert inference.update(camera_view(physical), {flop.dst: 1.0}, now=2.0).fed
-    for now, seconds in ((3.0, (card,)), (4.0, ())):  # the pile stirred at 2.5, then still
-        view = camera_view(physical)
-        view.cards[flop.dst] = [other]
-        view.likelihood[(flop.dst, other)] = 0.25
-        view.alternatives[(flop.dst, other)] = seconds
-        result = inference.update(view, {flop.dst: 2.5}, now=now, since=now - 1.0)
-        assert result.fed == [] and result.desync is None, (now, result)
-    assert inference.referee.snapshot() == truth.snapshot()
-
-
 def discard_on_a_flop(seeds=range(1, 40)):
     """The first seed whose game has a drawn card discarded face-up onto a flop pile that
     holds a card: (seed, observations up to that discard, the card covered)."""
