@@ -168,16 +168,30 @@ def without_markers(detections, image: np.ndarray, layout: Layout, overlap: floa
     return detections[keep]
 
 
+def from_markers_either_way(
+    image: np.ndarray, layout: Layout, source: str = "image"
+) -> tuple[Calibration, bool]:
+    """The calibration from the mat's markers, and whether they read only in ``image`` turned
+    back (a camera that shows the table as in a mirror, a webcam's selfie view: no marker
+    reads in a mirror). Neither way: the error of the image as it is."""
+    try:
+        return from_markers(image, layout, source), False
+    except CardrefError as error:
+        if not layout.markers:
+            raise
+        try:
+            return from_markers(cv2.flip(image, 1), layout, source), True
+        except CardrefError:
+            raise error from None
+
+
 def mirrors(image: np.ndarray, layout: Layout) -> bool | None:
-    """Whether the camera shows the table as in a mirror (a webcam's selfie view): True when
-    the mat's markers read only in the image turned back, False when they read as it is (or the
-    layout has none), None when neither shows them (the mat not in view yet)."""
+    """Whether the camera mirrors the table: True when the mat's markers read only in the
+    image turned back, False when they read as it is (or the layout has none), None when
+    neither shows them (the mat not in view yet)."""
     if not layout.markers:
         return False
-    for turned, picture in ((False, image), (True, cv2.flip(image, 1))):
-        try:
-            from_markers(picture, layout)
-        except CardrefError:
-            continue
-        return turned
-    return None
+    try:
+        return from_markers_either_way(image, layout)[1]
+    except CardrefError:
+        return None

@@ -21,7 +21,7 @@ from referee.cards import Card
 from referee.core import Referee
 from referee.errors import CardrefError
 from referee.observations import Observation
-from vision.calibration import Calibration, drift_px, from_markers
+from vision.calibration import Calibration, drift_px, from_markers, from_markers_either_way
 from vision.detector.detections import Detections
 from vision.detector.detections_io import to_record
 from vision.events import BEHIND, UNSURE_NAMING, EventInference, Result
@@ -137,8 +137,7 @@ class CameraReferee:
         self.referee, self.layout, self.detect = referee, layout, detect
         self.calibration = calibration
         self.settings = settings or Settings()
-        self.quiet_s = self.settings.quiet_s or layout.quiet_s or QUIET_S
-        self.settle = SettleDetector(quiet_s=self.quiet_s)
+        self.settle = SettleDetector(quiet_s=self.settings.quiet_s or layout.quiet_s or QUIET_S)
         self.inference = EventInference(referee, layout)
         self.vote: Vote | None = None
         self.vote_from = 0.0  # when the vote's first frame was read
@@ -212,12 +211,13 @@ class CameraReferee:
         """From the mat's markers; without them (about once a second), from the cards of the
         game's start layout, if the game has not begun."""
         try:
-            self.calibration = from_markers(image, self.layout, source=f"frame {index}")
+            self.calibration, turned = from_markers_either_way(image, self.layout, source=f"frame {index}")
             how = f"markers {self.calibration.markers}"
+            if turned:  # then every frame is turned back (``as_seen``)
+                self.mirrored = True
+                how += " in the picture turned back (the camera mirrors it)"
         except CardrefError:
-            self.calibration = self._mirrored_markers(image)
-            if self.calibration is not None:
-                how = f"markers {self.calibration.markers} in the picture turned back (the camera mirrors it)"
+            pass
         if self.calibration is None:
             if not self.settings.calibrate_from_cards or t - self.last_card_try < CARD_TRY_EVERY_S:
                 return []
@@ -241,18 +241,6 @@ class CameraReferee:
             text += f"; zones out of view: {', '.join(hidden)}: move the camera so that the whole mat shows"
             data["out_of_view"] = hidden
         return [Event("calibrated", t, index, text, data)]
-
-    def _mirrored_markers(self, image: np.ndarray) -> Calibration | None:
-        """The calibration from the markers of ``image`` turned back, if the camera mirrors
-        the table (no marker reads in a mirror): then every frame is turned back."""
-        if not self.layout.markers:
-            return None
-        try:
-            calibration = from_markers(cv2.flip(image, 1), self.layout)
-        except CardrefError:
-            return None
-        self.mirrored = True
-        return calibration
 
     def as_seen(self, image: np.ndarray) -> np.ndarray:
         """``image`` as the referee reads it: turned back if the camera mirrors the table."""

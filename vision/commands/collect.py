@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.collect.capture import Collector, CollectSettings, StateWatcher
     from vision.collect.guided import format_plan, make_plan
     from vision.collect.store import Session
+    from vision.commands.common import checked_quiet
     from vision.layout import load_layout
     from vision.progress import say
 
@@ -141,8 +142,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.camera or not args.out:
         raise CardrefError("--camera and --out are needed (or --plan to print the guided plan)")
-    if not 0 < args.quiet_s <= 5:
-        raise CardrefError(f"--quiet-s: expected seconds between 0 and 5, got {args.quiet_s}")
+    checked_quiet(args.quiet_s)
 
     def log(text: str) -> None:
         say(text)  # a line of its own, below a running progress bar

@@ -32,13 +32,16 @@ def add_quiet_arg(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def checked_quiet(seconds: float) -> float:
+    """``--quiet-s`` as given, or a one-line error outside (0, 5] seconds."""
+    if not 0 < seconds <= 5:
+        raise CardrefError(f"--quiet-s: expected seconds between 0 and 5, got {seconds}")
+    return seconds
+
+
 def quiet_from_args(args: argparse.Namespace) -> dict:
-    """``Settings`` keywords for ``--quiet-s`` (none: the camera referee's default)."""
-    if args.quiet_s is None:
-        return {}
-    if not 0 < args.quiet_s <= 5:
-        raise CardrefError(f"--quiet-s: expected seconds between 0 and 5, got {args.quiet_s}")
-    return {"quiet_s": args.quiet_s}
+    """``Settings`` keywords for ``--quiet-s`` (none: the layout's or the camera referee's default)."""
+    return {} if args.quiet_s is None else {"quiet_s": checked_quiet(args.quiet_s)}
 
 
 def game_from_args(args: argparse.Namespace) -> Game:
