@@ -386,6 +386,8 @@ class EventInference:
         # see them, they have not moved. Left out of the changes until seen or moved again, so
         # that they do not leave every reading (and every search for missed steps) wanting.
         self.unseen_in_place: set[tuple[str, str]] = set()
+        # Names standing for cards drawn and put out of sight unseen (``Explanation.blind``).
+        self.stand_ins: set[str] = set()
         self._question_seen: TableState | None = None
         self._question_read_as: dict[str, str] = {}  # the names the rules chose for that table
         # Whether players answer questions (live, or a replay with its players): then a card
@@ -622,6 +624,7 @@ class EventInference:
             self._held_first(seen, result)
             if self.referee.pending is not None:
                 return result  # the camera's moves before them asked: the rest after the answer
+        self._stand_ins_out(seen, result)
         raw, seen = seen, self._aliased(seen, self.context)
         changes, plan = self._read(seen, self.context)
         contradicted = self._surely_contradicted(raw) if plan is None else set()
@@ -757,6 +760,7 @@ class EventInference:
         self._feed_held(result, [])
         if plan:
             self._expire_held(result)
+        self._blind_named(result)
         self._sync_hidden()
         # A card gone from view with nowhere legal to have gone was most likely missed by the
         # detector (glare, a shadow): it stays where it was, unless the referee already keeps it
@@ -831,7 +835,52 @@ class EventInference:
             plan = (self._plan(changes, ctx) if changes else []) if moved else None
             return plan, [o for c in changes for o in c.observations()]
 
-        return missed_steps(self.referee, cards, read)
+        return missed_steps(self.referee, cards, read, self._stirred(), frozenset(self.hidden_zones))
+
+    def _stirred(self) -> frozenset[str]:
+        """The referee's zones the camera saw move since the last read (none where it does not
+        tell): where a turn it saw nothing of may have drawn and put away a card."""
+        if self._times is None or self._since is None:
+            return frozenset()
+        since, times = self._since, self._times
+        zones = self.referee.game.zones
+        return frozenset(z for z in zones if times.get(self.layout.lies_in(z), -math.inf) > since)
+
+    def _blind_named(self, result: Result) -> None:
+        """The stand-ins of cards drawn unseen (``Explanation.blind``) are named by nobody: any
+        card still unseen may be theirs, and a sight of the stand-in's own name later renames
+        them (:meth:`_stand_ins_out`)."""
+        blind = set(result.recovered.blind) if result.recovered is not None else set()
+        for (obs, _), seq in zip(result.fed, result.seq, strict=True):
+            card = str(obs.card) if obs.card is not None else None
+            if card in blind and seq is not None and obs.src in self.hidden_zones:
+                self.named[card] = Naming(seq, 0.0)
+                self.stand_ins.add(card)
+                blind.discard(card)
+
+    def _stand_ins_out(self, seen: TableState, result: Result) -> None:
+        """A card seen whose name stands for a card drawn unseen (out of sight, where the
+        referee keeps it): that card is another still unseen, renamed first (the first such name
+        the referee accepts throughout the game), so that the card seen is read as come out of
+        hiding (the turn drawn unseen put another card away)."""
+        shown = {n for (_, n), k in seen_counts(seen).items() if k}
+        for old in sorted(self.stand_ins & shown):
+            self.stand_ins.discard(old)
+            naming = self.named.get(old)
+            in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+            if naming is None or old in in_view:
+                continue  # renamed since, or in view already: the card seen is that one
+            for new in self._unseen(in_view | shown):
+                if copies_of(new) > 1:
+                    continue
+                rename = Observation("rename", Card.parse(old), data={"as": new, "at": naming.at})
+                named = dict(self.named)
+                named[new] = Naming(named.pop(old).at, 0.0)
+                ctx = self._renamed_context(rename, named)
+                if ctx is not None:
+                    self._reread(Reread(rename, ctx, seen, [], None), result)
+                    self.stand_ins.add(new)
+                    break
 
     def choose(self, key: int, confirm: bool = True) -> Result:
         """A player's pick among the explanations of an open :class:`RecoveryQuestion`: its
@@ -864,6 +913,7 @@ class EventInference:
         if named is not None and confirm:
             self.confirm(named)
             result.confirmed.add(named)
+        self._blind_named(result)
         self._sync_hidden()
         if self.desync is not None:
             self.desync, result.resynced = None, True

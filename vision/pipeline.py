@@ -321,9 +321,14 @@ class CameraReferee:
         """Steps the camera missed and the rules supplied: flagged for the players to check."""
         if result.recovered is None:
             return []
-        missed = ", ".join(o.short() for o in result.recovered.missed)
+        blind = set(result.recovered.blind)
+        said = [o.short() for o in result.recovered.missed if str(o.card) not in blind]
+        said += [f"a card drawn and put away unseen (kept as {c} until {c} is seen)" for c in sorted(blind)]
+        missed = ", ".join(said)
         text = f"the camera missed {missed}: fed as the rules allow; check it, and type a rename if wrong"
-        data = {"missed": [o.to_json() for o in result.recovered.missed]}
+        data: dict = {"missed": [o.to_json() for o in result.recovered.missed]}
+        if blind:
+            data["blind"] = sorted(blind)
         return [Event("recovered", t, index, text, data=data)]
 
     def choose(self, key: int, index: int, t: float, confirm: bool = True) -> list[Event]:

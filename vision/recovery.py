@@ -8,6 +8,12 @@ and ``apply``, nothing game-specific) from the last agreed table, moving only th
 changed, after which the ordinary reading of the changes is accepted. The search is
 breadth-first and bounded (``MAX_MISSED`` steps, ``MAX_STATES`` referees tried), so the shortest
 explanations come first and the latency stays low.
+
+One kind of turn leaves no card the camera can name: a card drawn and put out of sight before
+any read saw it (a Royal Family card drawn and discarded face down while an arm hid
+``staging``). Where both the zone drawn from and a hidden zone it may go to moved since the last
+read, :func:`blind_steps` offers such a turn with a stand-in card (any card still unseen leaves
+the same table); an explanation with one is taken only when none without explains the table.
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ class Explanation:
     carried: tuple[Observation, ...] = ()
     label: str = ""  # what the players are shown, where the steps would not tell them apart
     named: str | None = None  # the card's name this explanation gives, in a question of names
+    # Stand-ins for cards drawn and put out of sight that the camera never saw (blind_steps).
+    blind: tuple[str, ...] = ()
 
     def describe(self) -> str:
         return self.label or ", ".join(o.short() for o in self.steps)
@@ -108,6 +116,40 @@ def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
     return list(steps.values())
 
 
+def blind_steps(
+    referee: Referee, cards: set[str], stirred: frozenset[str], hidden: frozenset[str]
+) -> list[tuple[Observation, Observation]]:
+    """A turn the camera saw nothing of, where the table says one may have passed: a card none
+    of ``cards`` (those that changed) drawn from a hidden zone into view and put into a hidden
+    zone next, both zones among those ``stirred`` since the last read (the draw and where it
+    went, as one step). Any card still unseen would leave this table: the first the rules allow
+    stands for them all (named by nobody, a later sight of it renames it)."""
+    game, state = referee.game, referee.state
+    if referee.pending is not None or not (stirred & hidden):
+        return []
+    before = game.cards_by_zone(state) or {}
+    for move in game.legal_moves(state):
+        try:
+            after = game.apply(state, move).state
+        except IllegalMove:
+            continue
+        moved = card_moves(before, game.cards_by_zone(after) or {})
+        if len(moved) != 1:
+            continue
+        name, src, dst = moved[0]
+        if name in cards or src not in hidden or src not in stirred or dst in hidden:
+            continue
+        if Counter(str(c) for cs in before.values() for c in cs)[name] > 1:
+            continue  # a joker or a card of two decks: its stand-in could be the other copy
+        drawn = accepted(referee, Observation.move(name, src, dst))
+        if drawn is None:
+            continue
+        gone = [o for o in legal_steps(drawn, {name}) if o.src == dst and o.dst in hidden & stirred]
+        if gone:
+            return [(Observation.move(name, src, dst), gone[0])]
+    return []
+
+
 def trial_copy(referee: Referee) -> Referee:
     """A copy to try observations on: without the game log, which only real feeds go to."""
     log, referee.log = referee.log, None
@@ -137,10 +179,15 @@ class Node:
     missed: tuple[Observation, ...] = ()
     carried: tuple[Observation, ...] = ()
     seen: tuple[Observation, ...] = ()  # the readings of the changes still to explain
+    blind: tuple[str, ...] = ()  # stand-ins drawn unseen so far (blind_steps)
 
 
 def missed_steps(
-    referee: Referee, cards: set[str], read: Callable[[Referee, tuple[Observation, ...]], Reading]
+    referee: Referee,
+    cards: set[str],
+    read: Callable[[Referee, tuple[Observation, ...]], Reading],
+    stirred: frozenset[str] = frozenset(),
+    hidden: frozenset[str] = frozenset(),
 ) -> list[Explanation]:
     """The shortest explanations of this table (distinct outcomes, at most ``MAX_CHOICES``):
     breadth-first from ``referee`` (the last agreed game) over steps that are either a legal
@@ -148,7 +195,9 @@ def missed_steps(
     change it saw, so that the seen and the missed interleave (a clean-up seen, then a draw
     missed). ``read(trial, moved)``, with the cards ``moved`` so far, gives the plan that
     explains the rest of the table (None if the rules refuse every reading) and the seen
-    changes' readings to try as the next step."""
+    changes' readings to try as the next step. ``stirred``: the zones that moved since the last
+    read, ``hidden``: those the camera cannot see into (:func:`blind_steps`); an explanation
+    with a turn drawn unseen is offered only where none of the same length names every card."""
     frontier = [Node(referee, seen=tuple(read(referee, ())[1]))]
     tried = 0
     for _ in range(MAX_MISSED):
@@ -158,28 +207,32 @@ def missed_steps(
             before = node.referee.game.cards_by_zone(node.referee.state) or {}
             missed = legal_steps(node.referee, cards)
             shorts = {o.short() for o in missed}
-            for obs in missed + [o for o in node.seen if o.short() not in shorts]:
+            tries = [(o,) for o in missed + [o for o in node.seen if o.short() not in shorts]]
+            drawn = blind_steps(node.referee, cards | set(node.blind), stirred, hidden)
+            for step in tries[: len(missed)] + drawn + tries[len(missed) :]:
                 if tried >= MAX_STATES:
                     break
                 tried += 1
-                after = accepted(node.referee, obs)
+                after = accepted_all(node.referee, list(step))
                 if after is None:
                     continue
                 moved = card_moves(before, after.game.cards_by_zone(after.state) or {})
-                also = tuple(
-                    Observation.move(n, s, d) for n, s, d in moved if n in cards and n != str(obs.card)
-                )
-                steps, carried = (*node.steps, obs), (*node.carried, *also)
-                unseen = (*node.missed, obs) if obs.short() in shorts else node.missed
+                names = {str(o.card) for o in step}
+                also = tuple(Observation.move(n, s, d) for n, s, d in moved if n in cards and n not in names)
+                steps, carried = (*node.steps, *step), (*node.carried, *also)
+                blind = (*node.blind, str(step[0].card)) if step in drawn else node.blind
+                unseen = (*node.missed, *step) if step in drawn or step[0].short() in shorts else node.missed
                 plan, seen = read(after, (*steps, *carried))
                 if plan is not None and unseen:
                     end = accepted_all(after, plan)
                     if end is not None:
                         key = end.game.outcome_key(end.state)
-                        found.setdefault(key, Explanation((*steps, *plan), unseen, key, carried))
-                deeper.append(Node(after, steps, unseen, carried, tuple(seen)))
+                        if key not in found or found[key].blind and not blind:
+                            found[key] = Explanation((*steps, *plan), unseen, key, carried, blind=blind)
+                deeper.append(Node(after, steps, unseen, carried, tuple(seen), blind))
         if found:
-            return list(found.values())[:MAX_CHOICES]
+            seeing = [e for e in found.values() if not e.blind]
+            return (seeing or list(found.values()))[:MAX_CHOICES]
         frontier = deeper
     return []
 
