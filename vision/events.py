@@ -731,7 +731,7 @@ class EventInference:
             # A face-down zone where the game holds nothing shows a back that nothing read put
             # there: a card went there unseen (the game's first card discarded face down, its
             # draw never read; the next player's joker was read as the same player's draw).
-            blind = self._recover(seen, filled)
+            blind = [e for e in self._recover(seen, filled) if e.blind]  # cards seen explain it otherwise
             self._unfilled = attempt if not blind else None
             if len(blind) == 1:
                 found, plan, result.recovered = blind, list(blind[0].steps), blind[0]
