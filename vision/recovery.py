@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from referee.cards import Card
 from referee.core import Referee
@@ -89,20 +90,27 @@ def card_moves(before: dict[str, list[Card]], after: dict[str, list[Card]]) -> l
     return out
 
 
-def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
-    """The card movements of the legal moves now that move only ``cards`` (a draw of another
-    card says nothing about this table), one observation each, in the rules' order."""
+def legal_movements(referee: Referee) -> Iterator[tuple[Any, list[tuple[str, str, str]]]]:
+    """For each legal move now, in the rules' order: the state after it and the cards it moves
+    (card, from, to). Nothing while the referee waits for an answer."""
     game, state = referee.game, referee.state
     if referee.pending is not None:
-        return []
+        return
     before = game.cards_by_zone(state) or {}
-    steps: dict[str, Observation] = {}
     for move in game.legal_moves(state):
         try:
             after = game.apply(state, move).state
         except IllegalMove:
             continue
-        moved = card_moves(before, game.cards_by_zone(after) or {})
+        yield after, card_moves(before, game.cards_by_zone(after) or {})
+
+
+def legal_steps(referee: Referee, cards: set[str]) -> list[Observation]:
+    """The card movements of the legal moves now that move only ``cards`` (a draw of another
+    card says nothing about this table), one observation each, in the rules' order."""
+    game = referee.game
+    steps: dict[str, Observation] = {}
+    for after, moved in legal_movements(referee):
         if not moved or any(name not in cards for name, _, _ in moved):
             continue
         # Where the rules file a card at once but ask the players to move it there (a joker
@@ -124,22 +132,16 @@ def blind_steps(
     zone next, both zones among those ``stirred`` since the last read (the draw and where it
     went, as one step). Any card still unseen would leave this table: the first the rules allow
     stands for them all (named by nobody, a later sight of it renames it)."""
-    game, state = referee.game, referee.state
-    if referee.pending is not None or not (stirred & hidden):
+    if not (stirred & hidden):
         return []
-    before = game.cards_by_zone(state) or {}
-    for move in game.legal_moves(state):
-        try:
-            after = game.apply(state, move).state
-        except IllegalMove:
-            continue
-        moved = card_moves(before, game.cards_by_zone(after) or {})
+    copies = Counter(str(c) for cs in (referee.game.cards_by_zone(referee.state) or {}).values() for c in cs)
+    for _, moved in legal_movements(referee):
         if len(moved) != 1:
             continue
         name, src, dst = moved[0]
         if name in cards or src not in hidden or src not in stirred or dst in hidden:
             continue
-        if Counter(str(c) for cs in before.values() for c in cs)[name] > 1:
+        if copies[name] > 1:
             continue  # a joker or a card of two decks: its stand-in could be the other copy
         drawn = accepted(referee, Observation.move(name, src, dst))
         if drawn is None:
