@@ -28,6 +28,7 @@ from referee.cards import Card
 from referee.core import Referee
 from referee.errors import IllegalMove
 from referee.observations import Observation
+from vision.table_state import copies_of
 
 MAX_MISSED = 3  # missed steps searched before the changes seen (each a legal move)
 MAX_STATES = 300  # referees tried per search (each a feed of a trial copy)
@@ -134,14 +135,13 @@ def blind_steps(
     stands for them all (named by nobody, a later sight of it renames it)."""
     if not (stirred & hidden):
         return []
-    copies = Counter(str(c) for cs in (referee.game.cards_by_zone(referee.state) or {}).values() for c in cs)
     for _, moved in legal_movements(referee):
         if len(moved) != 1:
             continue
         name, src, dst = moved[0]
         if name in cards or src not in hidden or src not in stirred or dst in hidden:
             continue
-        if copies[name] > 1:
+        if copies_of(name) > 1:
             continue  # a joker or a card of two decks: its stand-in could be the other copy
         drawn = accepted(referee, Observation.move(name, src, dst))
         if drawn is None:
@@ -209,9 +209,9 @@ def missed_steps(
             before = node.referee.game.cards_by_zone(node.referee.state) or {}
             missed = legal_steps(node.referee, cards)
             shorts = {o.short() for o in missed}
-            tries = [(o,) for o in missed + [o for o in node.seen if o.short() not in shorts]]
             drawn = blind_steps(node.referee, cards | set(node.blind), stirred, hidden)
-            for step in tries[: len(missed)] + drawn + tries[len(missed) :]:
+            seen_only = [(o,) for o in node.seen if o.short() not in shorts]
+            for step in [(o,) for o in missed] + drawn + seen_only:
                 if tried >= MAX_STATES:
                     break
                 tried += 1
