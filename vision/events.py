@@ -823,7 +823,11 @@ class EventInference:
         appeared = {n for (_, n), k in (now - expected).items() if k > 0}
         gone = {(z, n) for (z, n), k in (expected - now).items() if k > 0} - self.unseen_in_place
         cards = appeared | {n for _, n in gone}
-        if not appeared or len(cards) > MAX_RECOVERED_CARDS:
+        # A pile's top card covered by one that arrived on it (a round's new flop) is most
+        # likely still there: it is searched, but it says nothing of another table.
+        arrived = {z for (z, n), k in (now - expected).items() if k > 0}
+        covered = {n for z, n in gone if z in arrived and self.layout.zones[z].kind == "pile"}
+        if not appeared or len(cards - covered) > MAX_RECOVERED_CARDS:
             return []  # nothing arrived (a card gone is followed), or another table altogether
 
         def read(trial: Referee, moved: tuple[Observation, ...]) -> tuple[list[Observation] | None, list]:
@@ -835,16 +839,20 @@ class EventInference:
             plan = (self._plan(changes, ctx) if changes else []) if moved else None
             return plan, [o for c in changes for o in c.observations()]
 
-        return missed_steps(self.referee, cards, read, self._stirred(), frozenset(self.hidden_zones))
+        stirred, still = self._stirred()
+        return missed_steps(self.referee, cards, read, stirred, frozenset(self.hidden_zones), still)
 
-    def _stirred(self) -> frozenset[str]:
-        """The referee's zones the camera saw move since the last read (none where it does not
-        tell): where a turn it saw nothing of may have drawn and put away a card."""
+    def _stirred(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The referee's zones the camera saw move since the last read, and those it watched
+        and saw still (none of either where it does not tell): where a turn it saw nothing of
+        may have drawn and put away a card, and where no missed step can have passed."""
         if self._times is None or self._since is None:
-            return frozenset()
+            return frozenset(), frozenset()
         since, times = self._since, self._times
-        zones = self.referee.game.zones
-        return frozenset(z for z in zones if times.get(self.layout.lies_in(z), -math.inf) > since)
+        regions = {z: self.layout.lies_in(z) for z in self.referee.game.zones}
+        watched = {z: times[r] for z, r in regions.items() if r in times}
+        stirred = frozenset(z for z, t in watched.items() if t > since)
+        return stirred, frozenset(watched) - stirred
 
     def _blind_named(self, result: Result) -> None:
         """The stand-ins of cards drawn unseen (``Explanation.blind``) are named by nobody: any

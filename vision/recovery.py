@@ -51,6 +51,9 @@ class Explanation:
     named: str | None = None  # the card's name this explanation gives, in a question of names
     # Stand-ins for cards drawn and put out of sight that the camera never saw (blind_steps).
     blind: tuple[str, ...] = ()
+    # Whether the game is left with a move half made (``Game.awaited_zone``: a flop of three
+    # cards two short); a camera reads tables that have settled, so rarely such a one.
+    half_made: bool = False
 
     def describe(self) -> str:
         return self.label or ", ".join(o.short() for o in self.steps)
@@ -190,6 +193,7 @@ def missed_steps(
     read: Callable[[Referee, tuple[Observation, ...]], Reading],
     stirred: frozenset[str] = frozenset(),
     hidden: frozenset[str] = frozenset(),
+    still: frozenset[str] = frozenset(),
 ) -> list[Explanation]:
     """The shortest explanations of this table (distinct outcomes, at most ``MAX_CHOICES``):
     breadth-first from ``referee`` (the last agreed game) over steps that are either a legal
@@ -199,7 +203,11 @@ def missed_steps(
     explains the rest of the table (None if the rules refuse every reading) and the seen
     changes' readings to try as the next step. ``stirred``: the zones that moved since the last
     read, ``hidden``: those the camera cannot see into (:func:`blind_steps`); an explanation
-    with a turn drawn unseen is offered only where none of the same length names every card."""
+    with a turn drawn unseen is offered only where none of the same length names every card,
+    and one that leaves a move half made only where none of the same length settles the game.
+    ``still``: the zones the camera watched and saw no motion in since the last read; an
+    explanation whose missed steps move a card into or out of one is offered only where none
+    of the same length does without (a card missed in ``staging`` when nothing stirred there)."""
     frontier = [Node(referee, seen=tuple(read(referee, ())[1]))]
     tried = 0
     for _ in range(MAX_MISSED):
@@ -230,11 +238,16 @@ def missed_steps(
                     if end is not None:
                         key = end.game.outcome_key(end.state)
                         if key not in found or found[key].blind and not blind:
-                            found[key] = Explanation((*steps, *plan), unseen, key, carried, blind=blind)
+                            half = end.game.awaited_zone(end.state) is not None
+                            found[key] = Explanation(
+                                (*steps, *plan), unseen, key, carried, blind=blind, half_made=half
+                            )
                 deeper.append(Node(after, steps, unseen, carried, tuple(seen), blind))
         if found:
-            seeing = [e for e in found.values() if not e.blind]
-            return (seeing or list(found.values()))[:MAX_CHOICES]
+            settled = [e for e in found.values() if not e.half_made] or list(found.values())
+            seeing = [e for e in settled if not e.blind] or settled
+            moving = [e for e in seeing if not any({o.src, o.dst} & still for o in e.missed)]
+            return (moving or seeing)[:MAX_CHOICES]
         frontier = deeper
     return []
 

@@ -61,6 +61,10 @@ class RoyalFamily(Game):
     def asked_movements(self, state: RFState) -> list[Movement]:
         return [Movement(*e) for e in state.expected]
 
+    def awaited_zone(self, state: RFState) -> str | None:
+        """The next flop pile while a round's flop of three is under way: a deal half made."""
+        return f"flop_{state.flop_next}" if state.phase == "flop" and state.flop_next > 1 else None
+
     def start_announcements(self, state: RFState) -> list[Announcement]:
         return [announce("Royal Family: AS and AH are in play. Round 1: flop three cards.",
                          round=1, age=state.age, phase="flop")]
