@@ -825,7 +825,7 @@ class EventInference:
         cards = appeared | {n for _, n in gone}
         # A pile's top card covered by one that arrived on it (a round's new flop) is most
         # likely still there: it is searched, but it says nothing of another table.
-        arrived = {z for (z, n), k in (now - expected).items() if k > 0}
+        arrived = {z for (z, _), k in (now - expected).items() if k > 0}
         covered = {n for z, n in gone if z in arrived and self.layout.zones[z].kind == "pile"}
         if not appeared or len(cards - covered) > MAX_RECOVERED_CARDS:
             return []  # nothing arrived (a card gone is followed), or another table altogether
@@ -839,20 +839,16 @@ class EventInference:
             plan = (self._plan(changes, ctx) if changes else []) if moved else None
             return plan, [o for c in changes for o in c.observations()]
 
-        stirred, still = self._stirred()
-        return missed_steps(self.referee, cards, read, stirred, frozenset(self.hidden_zones), still)
+        return missed_steps(self.referee, cards, read, self._stirred(), frozenset(self.hidden_zones))
 
-    def _stirred(self) -> tuple[frozenset[str], frozenset[str]]:
-        """The referee's zones the camera saw move since the last read, and those it watched
-        and saw still (none of either where it does not tell): where a turn it saw nothing of
-        may have drawn and put away a card, and where no missed step can have passed."""
+    def _stirred(self) -> frozenset[str]:
+        """The referee's zones the camera saw move since the last read (none where it does not
+        tell): where a turn it saw nothing of may have drawn and put away a card."""
         if self._times is None or self._since is None:
-            return frozenset(), frozenset()
+            return frozenset()
         since, times = self._since, self._times
-        regions = {z: self.layout.lies_in(z) for z in self.referee.game.zones}
-        watched = {z: times[r] for z, r in regions.items() if r in times}
-        stirred = frozenset(z for z, t in watched.items() if t > since)
-        return stirred, frozenset(watched) - stirred
+        zones = self.referee.game.zones
+        return frozenset(z for z in zones if times.get(self.layout.lies_in(z), -math.inf) > since)
 
     def _blind_named(self, result: Result) -> None:
         """The stand-ins of cards drawn unseen (``Explanation.blind``) are named by nobody: any

@@ -193,7 +193,6 @@ def missed_steps(
     read: Callable[[Referee, tuple[Observation, ...]], Reading],
     stirred: frozenset[str] = frozenset(),
     hidden: frozenset[str] = frozenset(),
-    still: frozenset[str] = frozenset(),
 ) -> list[Explanation]:
     """The shortest explanations of this table (distinct outcomes, at most ``MAX_CHOICES``):
     breadth-first from ``referee`` (the last agreed game) over steps that are either a legal
@@ -204,10 +203,7 @@ def missed_steps(
     changes' readings to try as the next step. ``stirred``: the zones that moved since the last
     read, ``hidden``: those the camera cannot see into (:func:`blind_steps`); an explanation
     with a turn drawn unseen is offered only where none of the same length names every card,
-    and one that leaves a move half made only where none of the same length settles the game.
-    ``still``: the zones the camera watched and saw no motion in since the last read; an
-    explanation whose missed steps move a card into or out of one is offered only where none
-    of the same length does without (a card missed in ``staging`` when nothing stirred there)."""
+    and one that leaves a move half made only where none of the same length settles the game."""
     frontier = [Node(referee, seen=tuple(read(referee, ())[1]))]
     tried = 0
     for _ in range(MAX_MISSED):
@@ -246,8 +242,7 @@ def missed_steps(
         if found:
             settled = [e for e in found.values() if not e.half_made] or list(found.values())
             seeing = [e for e in settled if not e.blind] or settled
-            moving = [e for e in seeing if not any({o.src, o.dst} & still for o in e.missed)]
-            return (moving or seeing)[:MAX_CHOICES]
+            return seeing[:MAX_CHOICES]
         frontier = deeper
     return []
 

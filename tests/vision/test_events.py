@@ -1326,9 +1326,8 @@ def test_a_round_ended_unseen_and_its_next_flop_read_as_one_table_is_a_turn_draw
     the camera reads the table again (a game played fast): the three flop piles covered at once
     are no other table, and a turn drawn unseen that deals the whole flop is taken over the
     same table read as the last card discarded face up on a flop pile with the flop two cards
-    short (a camera reads tables that settled, rarely a deal half made), or a card that passed
-    through a zone the camera saw still (held-out seeds 142 and 150 played twice as fast lost
-    the rest of their games to such tables)."""
+    short (a camera reads tables that settled, rarely a deal half made): held-out seeds 142 and
+    150 played twice as fast lost the rest of their games to such tables."""
     blind: list = []
     recovered: list = []
     true_moves, inferred, truth, camera = play(
