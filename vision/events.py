@@ -52,6 +52,7 @@ from referee.cards import Card
 from referee.core import Movement, Referee
 from referee.errors import CardrefError, ConfigError
 from referee.observations import Observation, is_swap
+from vision.detector.detections import SURE_BACK
 from vision.layout import Layout
 from vision.recovery import (
     MAX_CHOICES,
@@ -388,6 +389,7 @@ class EventInference:
         self.unseen_in_place: set[tuple[str, str]] = set()
         # Names standing for cards drawn and put out of sight unseen (``Explanation.blind``).
         self.stand_ins: set[str] = set()
+        self._unfilled: tuple | None = None  # the last table a back in an empty zone left unexplained
         self._question_seen: TableState | None = None
         self._question_read_as: dict[str, str] = {}  # the names the rules chose for that table
         # Whether players answer questions (live, or a replay with its players): then a card
@@ -726,6 +728,16 @@ class EventInference:
                 self._ask(RecoveryQuestion(found), seen, {}, result)
                 self._unexplained = attempt
                 return result
+        elif plan is not None and attempt != self._unfilled and (filled := self._filled_unseen(seen, plan)):
+            # A face-down zone where the game holds nothing shows a back that nothing read put
+            # there: a card went there unseen (the game's first card discarded face down, its
+            # draw never read; the next player's joker was read as the same player's draw).
+            # Only a turn drawn unseen: the cards seen explain the table otherwise.
+            blind = [e for e in self._recover(seen, filled) if e.blind]
+            self._unfilled = attempt if not blind else None
+            if len(blind) == 1:
+                found, plan, result.recovered = blind, list(blind[0].steps), blind[0]
+                carried = list(blind[0].carried)
         if plan and not found and self.ask_readings and (ways := self._ways_gone(changes, plan, seen)):
             self._ask(RecoveryQuestion(ways), seen, result.read_as, result)
             return result
@@ -817,8 +829,27 @@ class EventInference:
         appeared = [k for k, n in (now - expected).items() if n > 0]
         return bool(appeared) and all(seen.likelihood.get(k, 1.0) >= UNSURE_NAMING for k in appeared)
 
-    def _recover(self, seen: TableState) -> list[Explanation]:
-        """The shortest legal explanations of this table through steps the camera missed."""
+    def _filled_unseen(self, seen: TableState, plan: list[Observation]) -> frozenset[str]:
+        """The face-down zones on the table where the camera surely counts a back (every read
+        of the table agreed, each back read at ``SURE_BACK`` or more: a pulsing light shows a
+        back for a read or two, at a third of that), the physical table has no card and
+        ``plan`` puts none."""
+        put = {o.dst for o in plan}
+        return frozenset(
+            z
+            for z in self.hidden_zones
+            if z in self.layout.zones
+            and not self.layout.zones[z].offtable
+            and seen.backs.get(z, 0) > 0
+            and seen.confidence.get(z, 1.0) >= 1.0
+            and all(p >= SURE_BACK for p, _ in seen.back_faces.get(z, []))
+            and not self.physical.get(z)
+            and z not in put
+        )
+
+    def _recover(self, seen: TableState, filled: frozenset[str] = frozenset()) -> list[Explanation]:
+        """The shortest legal explanations of this table through steps the camera missed (each
+        putting a card into every zone of ``filled``, if any)."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
         appeared = {n for (_, n), k in (now - expected).items() if k > 0}
         gone = {(z, n) for (z, n), k in (expected - now).items() if k > 0} - self.unseen_in_place
@@ -839,7 +870,8 @@ class EventInference:
             plan = (self._plan(changes, ctx) if changes else []) if moved else None
             return plan, [o for c in changes for o in c.observations()]
 
-        return missed_steps(self.referee, cards, read, self._stirred(), frozenset(self.hidden_zones))
+        hidden = frozenset(self.hidden_zones)
+        return missed_steps(self.referee, cards, read, self._stirred(), hidden, filled)
 
     def _stirred(self) -> frozenset[str]:
         """The referee's zones the camera saw move since the last read (none where it does not

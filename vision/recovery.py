@@ -193,6 +193,7 @@ def missed_steps(
     read: Callable[[Referee, tuple[Observation, ...]], Reading],
     stirred: frozenset[str] = frozenset(),
     hidden: frozenset[str] = frozenset(),
+    filled: frozenset[str] = frozenset(),
 ) -> list[Explanation]:
     """The shortest explanations of this table (distinct outcomes, at most ``MAX_CHOICES``):
     breadth-first from ``referee`` (the last agreed game) over steps that are either a legal
@@ -203,7 +204,9 @@ def missed_steps(
     changes' readings to try as the next step. ``stirred``: the zones that moved since the last
     read, ``hidden``: those the camera cannot see into (:func:`blind_steps`); an explanation
     with a turn drawn unseen is offered only where none of the same length names every card,
-    and one that leaves a move half made only where none of the same length settles the game."""
+    and one that leaves a move half made only where none of the same length settles the game.
+    ``filled``: zones every explanation must put a card into (a back seen where the game has
+    none)."""
     frontier = [Node(referee, seen=tuple(read(referee, ())[1]))]
     tried = 0
     for _ in range(MAX_MISSED):
@@ -229,7 +232,7 @@ def missed_steps(
                 blind = (*node.blind, str(step[0].card)) if step in drawn else node.blind
                 unseen = (*node.missed, *step) if step in drawn or step[0].short() in shorts else node.missed
                 plan, seen = read(after, (*steps, *carried))
-                if plan is not None and unseen:
+                if plan is not None and unseen and filled <= {o.dst for o in (*steps, *plan)}:
                     end = accepted_all(after, plan)
                     if end is not None:
                         key = end.game.outcome_key(end.state)

@@ -4,6 +4,7 @@ observations must be the true ones, in order, leaving the referee in the same st
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field, replace
 
@@ -21,12 +22,16 @@ from vision.table_state import TableState
 LAYOUT = load_layout("royal_family")
 
 
-def camera_view(physical, drop: str | None = None) -> TableState:
+def camera_view(physical, drop: str | None = None, backs: bool = False) -> TableState:
+    """What the camera reads of ``physical``: the face-up cards (but ``drop``), and with
+    ``backs`` a back for each face-down pile on the table that holds cards."""
     state = TableState()
     for (zone, name), k in sorted(visible(LAYOUT, physical).items()):
         for _ in range(k):
             if name != drop:
                 state.cards.setdefault(zone, []).append(name)
+    if backs:
+        state.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and physical.get(z.id)}
     return state
 
 
@@ -182,7 +187,7 @@ def play(
     def settle():
         nonlocal unsettled, read_at, blind_end
         blind_end = False
-        view = camera_view(physical)
+        view = camera_view(physical, backs=blind_discards is not None)
         if hide_under_hits:
             for zone in [z for z in view.cards if z.startswith("fort_") and not z.startswith("fort_hits")]:
                 if view.cards.get(zone.replace("fort_", "fort_hits_")):
@@ -1335,3 +1340,45 @@ def test_a_round_ended_unseen_and_its_next_flop_read_as_one_table_is_a_turn_draw
     )
     assert any(e.blind and any(o.dst.startswith("flop_") for o in e.steps) for e in recovered)
     assert hidden_pooled(camera) == hidden_pooled(truth)
+
+
+def first_discard_then_a_draw(seeds=range(1, 200)):
+    """(seed, observations) of games whose first card discarded face down (from ``staging``)
+    comes before the next player's first draw into ``staging``, nothing between them."""
+    for seed in seeds:
+        observations = simulated_observations(seed, 40)
+        moves = [(k, o) for k, o in enumerate(observations) if o.type == "move"]
+        for (i, a), (_, b) in itertools.pairwise(moves):
+            if a.dst == "discard_pile":  # the first card there: from staging, then a draw
+                if a.src == "staging" and (b.src, b.dst) == ("draw_pile", "staging") and str(b.card) != "JK":
+                    return seed, observations[: observations.index(b) + 1], i
+                break
+    pytest.fail("no game whose first face-down discard is followed by a draw")
+
+
+def test_a_back_where_the_game_has_no_card_is_a_turn_drawn_and_discarded_unseen():
+    """The game's first card discarded face down, its draw never read, and the next player's
+    draw read in ``staging``: that draw alone is a legal move (the same player's), but the
+    discard pile now shows a back where the game holds no card, and nothing read put one there.
+    The turn drawn unseen explains both: the next player is to move (held-out seed 148 played
+    twice as fast read its next player's joker as the same player's draw, and lost 13 of 24
+    observations and made a wrong damage announcement)."""
+    seed, observations, discard = first_discard_then_a_draw()
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    read_at, touched = 0.0, {}
+    for k, obs, view in played_views(observations, truth, inference):
+        touched.update({obs.src: float(k + 1), obs.dst: float(k + 1)})
+        if obs.card == observations[discard].card and k <= discard:  # its draw and discard: never read
+            continue
+        view.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and view_holds(truth, z.id)}
+        result = inference.update(view, dict(touched), float(k + 1), read_at)
+        read_at = float(k + 1)
+        assert result.desync is None, f"seed {seed}: {result.desync}"
+    assert result.recovered is not None and len(result.recovered.blind) == 1, f"seed {seed}"
+    assert [o.short() for o, _ in result.fed][-1] == observations[-1].short()
+    assert hidden_pooled(camera) == hidden_pooled(truth)
+
+
+def view_holds(referee: Referee, zone: str) -> bool:
+    return bool((referee.game.cards_by_zone(referee.state) or {}).get(zone))
