@@ -1382,3 +1382,30 @@ def test_a_back_where_the_game_has_no_card_is_a_turn_drawn_and_discarded_unseen(
 
 def view_holds(referee: Referee, zone: str) -> bool:
     return bool((referee.game.cards_by_zone(referee.state) or {}).get(zone))
+
+
+@pytest.mark.parametrize(("p_back", "agreed", "taken"), [(0.33, 2 / 3, False), (0.74, 1.0, True)])
+def test_a_back_where_the_game_has_no_card_calls_for_a_turn_only_when_read_surely(p_back, agreed, taken):
+    """The table of the test above, its back in the discard pile read as the detector reads a
+    back put there (0.74, every read of the table agreeing: held-out seed 148 played fast) or
+    as it reads one a pulsing light shows for a read or two (0.33, two reads of three: held-out
+    seed 145, whose next draw was taken for a turn drawn unseen before it, and the game lost
+    8 of its 24 observations). Only the first calls for the turn; the second leaves the draw
+    seen as the legal move it is alone."""
+    seed, observations, discard = first_discard_then_a_draw()
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    read_at, touched = 0.0, {}
+    for k, obs, view in played_views(observations, truth, inference):
+        touched.update({obs.src: float(k + 1), obs.dst: float(k + 1)})
+        if obs.card == observations[discard].card and k <= discard:  # its draw and discard: never read
+            continue
+        view.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and view_holds(truth, z.id)}
+        if "discard_pile" in view.backs:
+            view.back_faces = {"discard_pile": [(p_back, (("8D", 0.02),))]}
+            view.confidence = {"discard_pile": agreed}
+        result = inference.update(view, dict(touched), float(k + 1), read_at)
+        read_at = float(k + 1)
+    assert (result.recovered is not None and bool(result.recovered.blind)) == taken, f"seed {seed}"
+    if not taken:  # the draw alone, the same player's
+        assert [o.short() for o, _ in result.fed] == [observations[-1].short()]
