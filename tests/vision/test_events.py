@@ -1356,6 +1356,28 @@ def first_discard_then_a_draw(seeds=range(1, 200)):
     pytest.fail("no game whose first face-down discard is followed by a draw")
 
 
+def read_with_a_turn_unseen(back: tuple[float, float] | None = None):
+    """Plays :func:`first_discard_then_a_draw`'s game, its first discard's draw and discard
+    never read, the backs of face-down zones shown; ``back`` = (probability, share of reads
+    agreeing) reads the discard pile's back so. Returns the truth, the camera's referee, the
+    observations and every read's result."""
+    seed, observations, discard = first_discard_then_a_draw()
+    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
+    inference = EventInference(camera, LAYOUT)
+    read_at, touched, results = 0.0, {}, []
+    for k, obs, view in played_views(observations, truth, inference):
+        touched.update({obs.src: float(k + 1), obs.dst: float(k + 1)})
+        if obs.card == observations[discard].card and k <= discard:  # its draw and discard: never read
+            continue
+        view.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and view_holds(truth, z.id)}
+        if back is not None and "discard_pile" in view.backs:
+            view.back_faces = {"discard_pile": [(back[0], (("8D", 0.02),))]}
+            view.confidence = {"discard_pile": back[1]}
+        results.append(inference.update(view, dict(touched), float(k + 1), read_at))
+        read_at = float(k + 1)
+    return truth, camera, observations, results
+
+
 def test_a_back_where_the_game_has_no_card_is_a_turn_drawn_and_discarded_unseen():
     """The game's first card discarded face down, its draw never read, and the next player's
     draw read in ``staging``: that draw alone is a legal move (the same player's), but the
@@ -1363,20 +1385,10 @@ def test_a_back_where_the_game_has_no_card_is_a_turn_drawn_and_discarded_unseen(
     The turn drawn unseen explains both: the next player is to move (held-out seed 148 played
     twice as fast read its next player's joker as the same player's draw, and lost 13 of 24
     observations and made a wrong damage announcement)."""
-    seed, observations, discard = first_discard_then_a_draw()
-    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
-    inference = EventInference(camera, LAYOUT)
-    read_at, touched = 0.0, {}
-    for k, obs, view in played_views(observations, truth, inference):
-        touched.update({obs.src: float(k + 1), obs.dst: float(k + 1)})
-        if obs.card == observations[discard].card and k <= discard:  # its draw and discard: never read
-            continue
-        view.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and view_holds(truth, z.id)}
-        result = inference.update(view, dict(touched), float(k + 1), read_at)
-        read_at = float(k + 1)
-        assert result.desync is None, f"seed {seed}: {result.desync}"
-    assert result.recovered is not None and len(result.recovered.blind) == 1, f"seed {seed}"
-    assert [o.short() for o, _ in result.fed][-1] == observations[-1].short()
+    truth, camera, observations, results = read_with_a_turn_unseen()
+    assert [r.desync for r in results if r.desync is not None] == []
+    assert results[-1].recovered is not None and len(results[-1].recovered.blind) == 1
+    assert [o.short() for o, _ in results[-1].fed][-1] == observations[-1].short()
     assert hidden_pooled(camera) == hidden_pooled(truth)
 
 
@@ -1392,20 +1404,8 @@ def test_a_back_where_the_game_has_no_card_calls_for_a_turn_only_when_read_surel
     seed 145, whose next draw was taken for a turn drawn unseen before it, and the game lost
     8 of its 24 observations). Only the first calls for the turn; the second leaves the draw
     seen as the legal move it is alone."""
-    seed, observations, discard = first_discard_then_a_draw()
-    truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
-    inference = EventInference(camera, LAYOUT)
-    read_at, touched = 0.0, {}
-    for k, obs, view in played_views(observations, truth, inference):
-        touched.update({obs.src: float(k + 1), obs.dst: float(k + 1)})
-        if obs.card == observations[discard].card and k <= discard:  # its draw and discard: never read
-            continue
-        view.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and view_holds(truth, z.id)}
-        if "discard_pile" in view.backs:
-            view.back_faces = {"discard_pile": [(p_back, (("8D", 0.02),))]}
-            view.confidence = {"discard_pile": agreed}
-        result = inference.update(view, dict(touched), float(k + 1), read_at)
-        read_at = float(k + 1)
-    assert (result.recovered is not None and bool(result.recovered.blind)) == taken, f"seed {seed}"
+    _, _, observations, results = read_with_a_turn_unseen((p_back, agreed))
+    result = results[-1]
+    assert (result.recovered is not None and bool(result.recovered.blind)) == taken
     if not taken:  # the draw alone, the same player's
         assert [o.short() for o, _ in result.fed] == [observations[-1].short()]
