@@ -467,9 +467,10 @@ def simulated_observations(seed: int, count: int) -> list:
     return out
 
 
-def played_views(observations: list, truth: Referee, inference: EventInference):
+def played_views(observations: list, truth: Referee, inference: EventInference, backs: bool = False):
     """Play ``observations`` on ``truth``; yield (index, observation, what a perfect camera
-    sees after it) for each move (the answers are typed to ``inference`` on the way)."""
+    sees after it, with ``backs`` those of face-down piles) for each move (the answers are
+    typed to ``inference`` on the way)."""
     physical = {z: list(cs) for z, cs in truth.state.zones.items()}
     for k, obs in enumerate(observations):
         truth.feed(obs)
@@ -482,7 +483,7 @@ def played_views(observations: list, truth: Referee, inference: EventInference):
             physical["discard_pile"] = []
         remove_last(cards, obs.card)
         physical[obs.dst].append(obs.card)
-        yield k, obs, camera_view(physical)
+        yield k, obs, camera_view(physical, backs=backs)
 
 
 def drawn_then_laid_in_view(true_obs: list):
@@ -1365,11 +1366,10 @@ def read_with_a_turn_unseen(back: tuple[float, float] | None = None):
     truth, camera = Referee(load_game("royal_family")), Referee(load_game("royal_family"))
     inference = EventInference(camera, LAYOUT)
     read_at, touched, results = 0.0, {}, []
-    for k, obs, view in played_views(observations, truth, inference):
+    for k, obs, view in played_views(observations, truth, inference, backs=True):
         touched.update({obs.src: float(k + 1), obs.dst: float(k + 1)})
         if obs.card == observations[discard].card and k <= discard:  # its draw and discard: never read
             continue
-        view.backs = {z.id: 1 for z in LAYOUT.table_zones if z.face == "down" and view_holds(truth, z.id)}
         if back is not None and "discard_pile" in view.backs:
             view.back_faces = {"discard_pile": [(back[0], (("8D", 0.02),))]}
             view.confidence = {"discard_pile": back[1]}
@@ -1390,10 +1390,6 @@ def test_a_back_where_the_game_has_no_card_is_a_turn_drawn_and_discarded_unseen(
     assert results[-1].recovered is not None and len(results[-1].recovered.blind) == 1
     assert [o.short() for o, _ in results[-1].fed][-1] == observations[-1].short()
     assert hidden_pooled(camera) == hidden_pooled(truth)
-
-
-def view_holds(referee: Referee, zone: str) -> bool:
-    return bool((referee.game.cards_by_zone(referee.state) or {}).get(zone))
 
 
 @pytest.mark.parametrize(("p_back", "agreed", "taken"), [(0.33, 2 / 3, False), (0.74, 1.0, True)])
