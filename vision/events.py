@@ -851,12 +851,13 @@ class EventInference:
         """The shortest legal explanations of this table through steps the camera missed (each
         putting a card into every zone of ``filled``, if any)."""
         expected, now = visible(self.layout, self.physical), seen_counts(seen)
-        appeared = {n for (_, n), k in (now - expected).items() if k > 0}
+        came = [(z, n) for (z, n), k in (now - expected).items() if k > 0]
+        appeared = {n for _, n in came}
         gone = {(z, n) for (z, n), k in (expected - now).items() if k > 0} - self.unseen_in_place
         cards = appeared | {n for _, n in gone}
         # A pile's top card covered by one that arrived on it (a round's new flop) is most
         # likely still there: it is searched, but it says nothing of another table.
-        arrived = {z for (z, _), k in (now - expected).items() if k > 0}
+        arrived = {z for z, _ in came}
         covered = {n for z, n in gone if z in arrived and self.layout.zones[z].kind == "pile"}
         if not appeared or len(cards - covered) > MAX_RECOVERED_CARDS:
             return []  # nothing arrived (a card gone is followed), or another table altogether
