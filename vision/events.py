@@ -76,6 +76,9 @@ UNLIKELY = 0.001  # the probability of a name a read did not list among its cand
 TRADE_ODDS = 3.0  # two cards read swapped are taken for each other when that is this much likelier
 AS_LIKELY = 0.5  # a name read at least this share of the read name's probability is confused with it
 RENAME_MARGIN = 0.15  # a later read renames a card when this much surer than its first name
+# A card named unsurely and then read by another name where it lies, this many reads or more,
+# is renamed when all its reads together favour the other name (``_pooled_rename``).
+POOLED_READS = 3
 # Cards changed at most for the camera to search the steps it missed: a lost read merges two
 # or three moves; more is another table (a video restarted, a game put away), not a miss.
 MAX_RECOVERED_CARDS = 4
@@ -401,6 +404,9 @@ class EventInference:
         self._times: dict[str, float] | None = None
         self._since: float | None = None  # when the table before this read was read
         self._fed_at: dict[str, float] = {}  # layout zone -> when a move there was last fed
+        # A card named as it came into view -> its reads since where the referee took it to lie
+        # alone on a pile's top (name -> probability): many reads name a card better than one.
+        self._still_reads: dict[str, list[dict[str, float]]] = {}
 
     @property
     def referee(self) -> Referee:
@@ -567,6 +573,10 @@ class EventInference:
         since keeps its card, :meth:`_unmoved`)."""
         self._times, self._since = times, since
         result = self._update(self._unmoved(seen, since))
+        if self.referee.pending is None and self.question is None:
+            self._note_reads(seen)
+            if (reread := self._pooled_rename(seen)) is not None:
+                self._reread(reread, result)
         for obs, notes in result.fed if now is not None else []:
             if not any(a.kind == "REJECT" for a in notes):
                 self._fed_at.update({self.layout.lies_in(z): now for z in (obs.src, obs.dst) if z})
@@ -1022,6 +1032,7 @@ class EventInference:
             # Come out of hiding again (a pile shuffled and drawn from), it is named anew: the
             # camera's name now may be another card's, and a rename counts from here.
             self.named[card] = Naming(seq, p, others, candidates, read if read != card else None)
+            self._still_reads[card] = []  # its reads from this one on (``_note_reads``)
         elif not from_unseen and first is not None and p < first.p and not first.settled:
             likeliest = dict(first.candidates)
             for name, q in candidates:
@@ -1751,6 +1762,61 @@ class EventInference:
         del self.held[:n]
         self._sync_hidden(sees=self._aliased(seen, self.context))
         return n > 0
+
+    def _note_reads(self, seen: TableState) -> None:
+        """Note each read of a card named unsurely that the referee took for that card lying
+        alone on a pile's top, by whatever name the camera read it (``_pooled_rename``)."""
+        view = visible(self.layout, self.physical)
+        for zone, names in seen.cards.items():
+            z = self.layout.zones.get(zone)
+            top = [n for (at, n), k in view.items() if at == zone and k]
+            if z is None or z.kind != "pile" or len(names) != 1 or len(top) != 1:
+                continue
+            card, name = top[0], names[0]
+            naming = self.named.get(card)
+            if naming is None or naming.settled or naming.camera is not None or card not in self._still_reads:
+                continue
+            read = dict(seen.candidates.get((zone, name), ()))
+            read[name] = seen.likelihood.get((zone, name), 1.0)
+            if card in read:  # a read of that card, misnamed or not (not another card on it)
+                self._still_reads[card].append(read)
+
+    def _pooled_rename(self, seen: TableState) -> Reread | None:
+        """A card named unsurely, then read where it lay again and again by another name the
+        detector confuses with its own: the reads together name it better than the one it
+        arrived with, often half covered or still moving (an anglo `QS` laid as `QC` at 0.51
+        with `QS` at 0.34, then read `QS` at 0.49-0.60 with `QC` at 0.21-0.36 in each read
+        where it lay). Once ``POOLED_READS`` of its reads name it by one other name, and that
+        name's mean probability over all of them, the first included, beats its own by
+        ``RENAME_MARGIN``, it is renamed, if the name is of a card still unseen and the referee
+        accepts the game so (a re-read: the players check it)."""
+        best: tuple[float, str, str, float] | None = None
+        for card, reads in self._still_reads.items():
+            naming = self.named.get(card)
+            if naming is None or naming.p >= UNSURE_NAMING or len(reads) <= POOLED_READS:
+                continue
+            tops = Counter(max(r, key=r.__getitem__) for r in reads)
+            others = [(n, k) for n, k in tops.items() if n != card]
+            new, k = max(others, key=lambda t: t[1], default=(card, 0))
+            mean = {n: sum(r.get(n, 0.0) for r in reads) / len(reads) for n in (card, new)}
+            if k < POOLED_READS or k <= tops[card] or mean[new] < mean[card] + RENAME_MARGIN:
+                continue
+            if best is None or mean[new] - mean[card] > best[0]:
+                best = (mean[new] - mean[card], card, new, mean[new])
+        if best is None:
+            return None
+        _, old, new, q = best
+        in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+        if new in in_view or new in self.named or copies_of(new) > 1:
+            return None
+        rename = Observation("rename", Card.parse(old), data={"as": new, "at": self.named[old].at})
+        named = self._renamed_naming(old, new, q)
+        named[new] = replace(named[new], camera=None, settled=True)  # many reads decided it
+        ctx = self._renamed_context(rename, named)
+        if ctx is None:
+            return None
+        self._still_reads.pop(old, None)
+        return Reread(rename, ctx, seen, [], None)
 
     def _unmoved(self, seen: TableState, since: float | None) -> TableState:
         """A pile's top read unsurely by another name where nothing moved since the last read:
