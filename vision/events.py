@@ -929,6 +929,39 @@ class EventInference:
                     self.stand_ins.add(new)
                     break
 
+    def glimpsed(self, seen: TableState, zones: dict[str, str]) -> Result:
+        """Stand-ins of cards drawn unseen, named by a glimpse: ``seen`` is a frame where the
+        table stood still too briefly to be read (a game played fast: a drawn card shown in
+        staging for a third of a second), ``zones`` each stand-in's zone where its draw put it
+        in view. The likeliest face read there that the game has not shown yet is the card: the
+        stand-in is renamed so (a re-read, flagged for the players' check like the turn it
+        stands for). Read unsurely there, it stays a stand-in that a later sight renames."""
+        result = Result()
+        in_view = {n for (_, n), k in visible(self.layout, self.physical).items() if k}
+        for card, zone in sorted(zones.items()):
+            naming = self.named.get(card)
+            if card not in self.stand_ins or naming is None:
+                continue
+            names = sorted(seen.cards.get(zone, []), key=lambda n: -seen.likelihood.get((zone, n), 1.0))
+            for new in names:
+                if new in in_view or (new in self.named and new != card) or copies_of(new) > 1:
+                    continue
+                p = seen.likelihood.get((zone, new), 1.0)
+                named = dict(self.named)
+                named[new] = Naming(named.pop(card).at, p)
+                if new != card:
+                    rename = Observation("rename", Card.parse(card), data={"as": new, "at": naming.at})
+                    ctx = self._renamed_context(rename, named)
+                    if ctx is None:
+                        continue
+                    self._reread(Reread(rename, ctx, seen, [], None), result)
+                self.context = replace(self.context, named=named)
+                self.stand_ins.discard(card)
+                if p < UNSURE_NAMING:
+                    self.stand_ins.add(new)
+                break
+        return result
+
     def choose(self, key: int, confirm: bool = True) -> Result:
         """A player's pick among the explanations of an open :class:`RecoveryQuestion`: its
         steps are fed, and the table read since is compared again. A card's name picked is

@@ -28,7 +28,7 @@ from vision.events import BEHIND, UNSURE_NAMING, EventInference, Result
 from vision.layout import Layout
 from vision.motion import SettleDetector, thumbnail_mask
 from vision.start_layout import from_start_cards
-from vision.table_state import BACK, MAX_CANDIDATES, SeenCard, TableState, Vote, place
+from vision.table_state import BACK, MAX_CANDIDATES, SeenCard, TableState, Vote, place, read_table
 
 DRIFT_PX = 12.0  # markers this far from where the calibration puts them: the camera moved
 DRIFT_EVERY_S = 5.0  # while the table is quiet; and always before a read
@@ -79,6 +79,22 @@ CARD_TRY_EVERY_S = 1.0  # without markers: how often to try calibrating from the
 # two at 15 fps or fewer (a 10 fps camera took 0.3 s for three, and a table still for 0.6 s
 # between two moves was never read whole).
 READ_FOR_S = 0.06
+# A table still this long between two reads is kept to glance back at (``Glimpse``): a game
+# played fast leaves a drawn card in staging about a third of a second, under the stillness a
+# read waits for (QUIET_S and the motion's RECENT_S), and the rules then know a turn passed
+# unseen but not its card. The last MAX_GLIMPSES such moments are kept, one frame each.
+GLIMPSE_S = 0.1
+MAX_GLIMPSES = 6
+
+
+@dataclass(frozen=True)
+class Glimpse:
+    """A frame of a moment the table stood still too briefly to be read."""
+
+    index: int
+    t: float
+    since: float  # when that stillness began: one glimpse per still moment
+    image: np.ndarray
 
 
 def watched_corners(layout: Layout) -> np.ndarray:
@@ -155,6 +171,7 @@ class CameraReferee:
         # When the last table was read, and the one before it (video seconds).
         self.read_at: float | None = None
         self.read_before: float | None = None
+        self.glimpses: list[Glimpse] = []  # since the last read, oldest first
 
     def start(self) -> list[Event]:
         return [Event("announcement", 0.0, 0, a.text, announcement=a) for a in self.referee.start()]
@@ -169,6 +186,8 @@ class CameraReferee:
         if self.settle.region is None:
             self._watch_table(image)
         motion = self.settle.update(image, t)
+        if not motion.moving and not motion.read_now and self.vote is None:
+            self._keep_glimpse(index, t, image)
         partial = motion.partial and self.table is not None and motion.still is not None
         if motion.moving and not partial:
             self.vote = self.covered = None
@@ -258,7 +277,43 @@ class CameraReferee:
         times = self._zone_times()
         self.table = self.inference.backs_as_faces(self.table, times, self.read_before)
         update = self.inference.update(self.table, times, self.read_at, self.read_before)
-        return self._report(update, index, t)
+        events = self._report(update, index, t) + self._glance_back(update, index, t)
+        self.glimpses.clear()
+        return events
+
+    def _keep_glimpse(self, index: int, t: float, image: np.ndarray) -> None:
+        """Keep the frame of a still moment that may end before the table is read."""
+        since = self.settle.quiet_since
+        if since is None or t - since < GLIMPSE_S or (self.glimpses and self.glimpses[-1].since == since):
+            return
+        self.glimpses.append(Glimpse(index, t, since, image.copy()))
+        del self.glimpses[:-MAX_GLIMPSES]
+
+    def _glance_back(self, result: Result, index: int, t: float) -> list[Event]:
+        """A turn the rules found drawn and put away unseen (a stand-in card, ``Explanation
+        .blind``): the frames of the still moments since the last read are read, latest first,
+        for the card where its draw put it in view; the stand-in takes the name read there."""
+        recovered = result.recovered
+        if recovered is None or not recovered.blind or not self.glimpses or self.calibration is None:
+            return []
+        hidden = set(self.inference.hidden_zones)
+        ways = {
+            str(o.card): o.dst
+            for o in recovered.steps
+            if str(o.card) in recovered.blind and o.src in hidden and o.dst and o.dst not in hidden
+        }
+        events: list[Event] = []
+        for glimpse in reversed(self.glimpses):
+            ways = {c: z for c, z in ways.items() if c in self.inference.stand_ins}
+            if not ways:
+                break
+            det = self._detect(glimpse.index, glimpse.t, glimpse.image)
+            seen = read_table(place(det, self.calibration, self.layout))
+            for e in self._report(self.inference.glimpsed(seen, ways), index, t):
+                if e.observation is not None and e.observation.type == "rename":
+                    e.data["glimpse"] = glimpse.index  # the frame it was seen in
+                events.append(e)
+        return events
 
     def _zone_times(self) -> dict[str, float] | None:
         """When the camera last saw each table zone move (video seconds): where typed moves go

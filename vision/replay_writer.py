@@ -119,6 +119,8 @@ class ReplayWriter:
         text = e.text
         if e.kind == "observation" and e.data.get("type") == "rename":
             flag, text = True, f"{e.data['card']} was {e.data['as']}: misread when it came into view, renamed"
+            if "glimpse" in e.data:  # a stand-in for a card drawn unseen, named by a brief sight
+                text = f"the card drawn unseen (kept as {e.data['card']}) was {e.data['as']}: seen in a pause"
             self.counts["renamed"] += 1
         elif e.kind == "observation":
             self.counts["observations"] += 1

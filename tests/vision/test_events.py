@@ -1470,3 +1470,31 @@ def test_a_card_read_by_two_names_in_turn_where_it_lies_keeps_its_first(seed):
         assert read_where_it_lies(inference, physical, zone, reads) == []
         assert twin in inference.named
 
+
+@pytest.mark.parametrize(
+    ("shown", "p", "renamed"), [("drawn", 0.85, True), ("in_view", 0.9, False), (None, 0, False)]
+)
+def test_a_card_drawn_unseen_is_named_by_a_glimpse_of_it_where_it_was_drawn_to(shown, p, renamed):
+    """The turn drawn and discarded unseen of :func:`read_with_a_turn_unseen`, recovered with
+    a stand-in card; then a frame of the moment its card lay in staging, too brief to be read,
+    is read (a game played fast: held-out seeds 142, 144, 146, 148 and 150 each lost such a
+    turn's two observations, a drawn 2 among them, whose surprise then went unannounced). The
+    card read there renames the stand-in, and the game is the true one, no longer pooled; a
+    card read there that is in view elsewhere, or no card at all, leaves the stand-in."""
+    truth, camera, observations, results, inference = read_with_a_turn_unseen()
+    blind = results[-1].recovered.blind
+    glimpse = TableState()
+    drawn = next(str(o.card) for o in observations if o.type == "move" and o.dst == "discard_pile")
+    if shown is not None:
+        name = drawn if shown == "drawn" else next(iter(visible(LAYOUT, inference.physical)))[1]
+        glimpse.cards["staging"] = [name]
+        glimpse.likelihood[("staging", name)] = p
+    result = inference.glimpsed(glimpse, {blind[0]: "staging"})
+    renames = [(str(o.card), o.data["as"]) for o, _ in result.fed if o.type == "rename"]
+    if renamed:
+        assert renames == [(blind[0], drawn)] or (blind[0] == drawn and renames == [])
+        assert camera.snapshot() == truth.snapshot()
+        assert blind[0] not in inference.stand_ins or blind[0] == drawn
+    else:
+        assert renames == [] and blind[0] in inference.stand_ins
+        assert hidden_pooled(camera) == hidden_pooled(truth)
