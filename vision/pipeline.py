@@ -308,6 +308,9 @@ class CameraReferee:
             if not ways:
                 break
             det = self._detect(glimpse.index, glimpse.t, glimpse.image)
+            # Logged before the read's own frame, which stays last: what the screen and the
+            # annotated video draw on the frames from here.
+            self.detections_log.insert(-1, self.detections_log.pop())
             seen = read_table(place(det, self.calibration, self.layout))
             for e in self._report(self.inference.glimpsed(seen, ways), index, t):
                 if e.observation is not None and e.observation.type == "rename":
