@@ -1797,8 +1797,9 @@ class EventInference:
         return n > 0
 
     def _note_reads(self, seen: TableState) -> None:
-        """Note each read of a card named unsurely that the referee took for that card lying
-        alone on a pile's top, by whatever name the camera read it (``_pooled_rename``)."""
+        """Note each read of a card the camera named as it came into view that the referee took
+        for that card lying alone on a pile's top, by whatever name the camera read it there
+        (``_pooled_rename`` weighs them for the cards named unsurely)."""
         view = visible(self.layout, self.physical)
         for zone, names in seen.cards.items():
             z = self.layout.zones.get(zone)
@@ -1819,8 +1820,9 @@ class EventInference:
         detector confuses with its own: the reads together name it better than the one it
         arrived with, often half covered or still moving (an anglo `QS` laid as `QC` at 0.51
         with `QS` at 0.34, then read `QS` at 0.49-0.60 with `QC` at 0.21-0.36 in each read
-        where it lay). Once ``POOLED_READS`` of its reads name it by one other name, and that
-        name's mean probability over all of them, the first included, beats its own by
+        where it lay). Once it has more than ``POOLED_READS`` reads, at least that many name it
+        by one other name (more than by its own), and that name's mean probability over all of
+        them, the first included, beats its own by
         ``RENAME_MARGIN``, it is renamed, if the name is of a card still unseen and the referee
         accepts the game so (a re-read: the players check it)."""
         best: tuple[float, str, str, float] | None = None
