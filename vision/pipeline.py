@@ -307,7 +307,10 @@ class CameraReferee:
             ways = {c: z for c, z in ways.items() if c in self.inference.stand_ins}
             if not ways:
                 break
-            det = self._detect(glimpse.index, glimpse.t, glimpse.image)
+            try:
+                det = self._detect(glimpse.index, glimpse.t, glimpse.image)
+            except CardrefError:
+                continue  # a re-run of recorded detections without that frame: not seen then
             # Logged before the read's own frame, which stays last: what the screen and the
             # annotated video draw on the frames from here.
             self.detections_log.insert(-1, self.detections_log.pop())

@@ -258,8 +258,9 @@ def test_a_card_drawn_and_put_away_between_two_reads_is_named_from_a_brief_pause
     staging for about 0.3 s, less than a read waits for, and are discarded face down. The
     rules find each turn drawn unseen but not its card (a stand-in); the frame of that brief
     pause, kept, is read and names it, so the surprise of the `2D` and the game's every move are
-    recovered (the renderer's labels stand in for the detector; the shipped detector names both
-    at 0.85 in those frames too)."""
+    recovered (the renderer's labels stand in for the detector; the shipped detector names the
+    `2D` at 0.85 in such a frame too). Refereed again from detections that lack those frames,
+    the glimpses are passed over."""
     game = render_game(tmp_path / "game", 146, 20)
     filmed = perturb(game, tmp_path / "fast", "fast", seed=146)
     dets = truth_detections(filmed / "labels.jsonl", tmp_path / "fast.jsonl")
@@ -272,3 +273,13 @@ def test_a_card_drawn_and_put_away_between_two_reads_is_named_from_a_brief_pause
     assert len(blind) == 2 and [new for _, new in named] == ["2D", "6H"], (blind, named)
     score = score_replay(filmed, out)
     assert score.recovered == 1.0 and score.wrong_scored == [], score
+    # Refereed again from detections recorded without those frames (an older run's, no model
+    # to detect the rest): the glimpses are passed over and the stand-ins stay, nothing fails.
+    seen = {e["data"]["glimpse"] for e in events if "glimpse" in e["data"]}
+    older = tmp_path / "older.jsonl"
+    older.write_text("".join(line for line in dets.open() if json.loads(line)["frame"] not in seen))
+    again = replay(filmed, tmp_path / "again", "--detections", str(older), "--no-video")
+    assert again.returncode == 0, again.stderr
+    kept = read_jsonl(tmp_path / "again" / "events.jsonl")
+    assert not [e for e in kept if "glimpse" in e["data"]]
+    assert score_replay(filmed, tmp_path / "again").recovered < 1.0
