@@ -918,16 +918,22 @@ class EventInference:
             if naming is None or old in in_view:
                 continue  # renamed since, or in view already: the card seen is that one
             for new in self._unseen(in_view | shown):
-                if copies_of(new) > 1:
-                    continue
-                rename = Observation("rename", Card.parse(old), data={"as": new, "at": naming.at})
-                named = dict(self.named)
-                named[new] = Naming(named.pop(old).at, 0.0)
-                ctx = self._renamed_context(rename, named)
-                if ctx is not None:
-                    self._reread(Reread(rename, ctx, seen, [], None), result)
+                if copies_of(new) <= 1 and self._stand_in_renamed(old, new, 0.0, seen, result):
                     self.stand_ins.add(new)
                     break
+
+    def _stand_in_renamed(self, old: str, new: str, p: float, seen: TableState, result: Result) -> bool:
+        """Rename the stand-in ``old`` as ``new`` (named with probability ``p``), if the referee
+        accepts the game re-read so: whether it did."""
+        at = self.named[old].at
+        named = dict(self.named)
+        named.pop(old)
+        named[new] = Naming(at, p)
+        rename = Observation("rename", Card.parse(old), data={"as": new, "at": at})
+        ctx = self._renamed_context(rename, named)
+        if ctx is not None:
+            self._reread(Reread(rename, ctx, seen, [], None), result)
+        return ctx is not None
 
     def glimpsed(self, seen: TableState, zones: dict[str, str]) -> Result:
         """Stand-ins of cards drawn unseen, named by a glimpse: ``seen`` is a frame where the
@@ -947,15 +953,10 @@ class EventInference:
                 if new in in_view or (new in self.named and new != card) or copies_of(new) > 1:
                     continue
                 p = seen.likelihood.get((zone, new), 1.0)
-                named = dict(self.named)
-                named[new] = Naming(named.pop(card).at, p)
-                if new != card:
-                    rename = Observation("rename", Card.parse(card), data={"as": new, "at": naming.at})
-                    ctx = self._renamed_context(rename, named)
-                    if ctx is None:
-                        continue
-                    self._reread(Reread(rename, ctx, seen, [], None), result)
-                self.context = replace(self.context, named=named)
+                if new == card:  # the stand-in was the card
+                    self.named[card] = Naming(naming.at, p)
+                elif not self._stand_in_renamed(card, new, p, seen, result):
+                    continue
                 self.stand_ins.discard(card)
                 if p < UNSURE_NAMING:
                     self.stand_ins.add(new)

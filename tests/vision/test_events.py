@@ -1407,7 +1407,6 @@ def test_a_back_where_the_game_has_no_card_calls_for_a_turn_only_when_read_surel
         assert [o.short() for o, _ in result.fed] == [observations[-1].short()]
 
 
-
 def flop_named_as_its_twin(seed: int):
     """The first flop of ``seed``'s game named by the camera as a card of its rank still in the
     draw pile (0.51, its true name 0.34: the anglo `QS` laid as `QC`): (truth, camera referee,
